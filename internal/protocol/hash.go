@@ -1,0 +1,44 @@
+package protocol
+
+import (
+	"crypto/sha256"
+
+	"github.com/pjbgf/sha1cd"
+
+	"github.com/agora-registry/registry/internal/apperr"
+)
+
+// ErrCollisionAttack refuses bytes that carry a known SHA-1 collision attack:
+// such a document could share its digest with a different, hostile one.
+var ErrCollisionAttack = apperr.New(apperr.Invalid, "sha1_collision",
+	"the document carries a known SHA-1 collision attack and is refused")
+
+// Sums are the digests of one document. SHA-256 is kept beside SHA-1 so a
+// future move off SHA-1 needs no re-hashing of every stored byte.
+type Sums struct {
+	SHA1   Digest
+	SHA256 [sha256.Size]byte
+}
+
+// Hash digests a document with SHA-1 collision detection.
+func Hash(doc []byte) (Sums, error) {
+	sum, collision := sha1cd.Sum(doc)
+	if collision {
+		return Sums{}, ErrCollisionAttack
+	}
+	return Sums{SHA1: Digest(sum), SHA256: sha256.Sum256(doc)}, nil
+}
+
+// Verify reports whether doc hashes to want, refusing collision attacks. It
+// is the check every fetched or mirrored document passes before use.
+func Verify(doc []byte, want Digest) error {
+	sums, err := Hash(doc)
+	if err != nil {
+		return err
+	}
+	if sums.SHA1 != want {
+		return apperr.Newf(apperr.Invalid, "hash_mismatch",
+			"document hashes to %s, not the requested %s", sums.SHA1.Hex(), want.Hex())
+	}
+	return nil
+}

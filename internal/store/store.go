@@ -1,0 +1,192 @@
+// Package store declares the storage API of the registry. Two engines
+// implement it (postgres, sqlite) and both must pass the one conformance
+// suite in storetest.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// Errors every engine returns for the same situations. Match with errors.Is.
+var (
+	ErrNotFound      = apperr.New(apperr.NotFound, "not_found", "no protocol with this hash")
+	ErrWithdrawn     = apperr.New(apperr.Gone, "withdrawn", "this protocol was withdrawn")
+	ErrInvalid       = apperr.New(apperr.Invalid, "invalid_request", "invalid request")
+	ErrInvalidCursor = apperr.New(apperr.Invalid, "invalid_cursor", "the cursor is malformed or belongs to another query")
+	ErrConflict      = apperr.New(apperr.Conflict, "conflict", "conflicting data")
+	ErrTokenUnknown  = apperr.New(apperr.Unauthenticated, "invalid_token", "unknown or revoked API token")
+	ErrUnavailable   = apperr.New(apperr.Unavailable, "database_unavailable", "the database is unavailable; try again shortly")
+)
+
+// Limits of store operations. They are part of the API contract.
+const (
+	MaxPageSize     = 100
+	DefaultPageSize = 20
+	MaxResolve      = 1000 // hashes in one Resolve call
+	MaxQueryRunes   = 200  // characters of a search query
+	MaxFilterTags   = 5
+)
+
+// Entry is one stored protocol document and its metadata. Content is nil
+// unless it was asked for.
+type Entry struct {
+	Digest    protocol.Digest
+	SHA256    [32]byte
+	Size      int
+	Metadata  protocol.Metadata
+	Lints     []protocol.Lint
+	CreatedAt time.Time
+	// Origin is where the document came from: "" for a direct publish,
+	// "import", or the upstream registry URL it was mirrored from.
+	Origin         string
+	WithdrawnAt    *time.Time
+	WithdrawReason string
+	Content        []byte
+}
+
+// Withdrawn reports whether the entry carries a tombstone.
+func (e Entry) Withdrawn() bool { return e.WithdrawnAt != nil }
+
+// NewDocument is what Put stores.
+type NewDocument struct {
+	Document protocol.Document
+	// ExtraTags are tags given beside the document (already normalised);
+	// they are merged with the front matter's tags.
+	ExtraTags []string
+	Origin    string
+}
+
+// Sort orders browse and search results.
+type Sort string
+
+const (
+	SortRelevance Sort = "relevance" // needs a query; falls back to newest without one
+	SortNewest    Sort = "newest"
+	SortName      Sort = "name"
+)
+
+// Query selects a page of entries. The zero value lists the newest entries.
+type Query struct {
+	Text   string   // full-text query; words are ANDed; "" lists everything
+	Tags   []string // every tag must match
+	Sort   Sort     // "" means relevance with Text, newest without
+	Limit  int      // 0 means DefaultPageSize; capped at MaxPageSize
+	Cursor string   // from a previous Page.NextCursor of the same query
+}
+
+// Page is one page of results. NextCursor is "" on the last page.
+// Entries have no Content and withdrawn entries never appear.
+type Page struct {
+	Entries    []Entry
+	NextCursor string
+}
+
+// TagCount is a tag and how many listed entries carry it.
+type TagCount struct {
+	Tag   string
+	Count int
+}
+
+// Resolution is the answer for one hash of a batch.
+type Resolution struct {
+	Digest protocol.Digest
+	Found  bool
+	Entry  Entry // without Content; may be withdrawn
+}
+
+// Stats are counts for the home page and metrics.
+type Stats struct {
+	Documents int // listed (not withdrawn)
+	Withdrawn int
+	Tags      int
+}
+
+// Scope is what an API token may do.
+type Scope string
+
+const (
+	ScopePublish Scope = "publish"
+	ScopeAdmin   Scope = "admin"
+)
+
+// Token is an API token's stored record. The secret itself is never stored;
+// SecretHash is its SHA-256.
+type Token struct {
+	ID         int64
+	Name       string
+	Scopes     []Scope
+	SecretHash [32]byte
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Has reports whether the token carries a scope; admin implies publish.
+func (t Token) Has(s Scope) bool {
+	for _, have := range t.Scopes {
+		if have == s || have == ScopeAdmin {
+			return true
+		}
+	}
+	return false
+}
+
+// Documents is the document half of the store.
+type Documents interface {
+	// Put stores a prepared document idempotently: if the digest is already
+	// stored it returns the stored entry and created=false (concurrent Puts
+	// of one document make one row). A withdrawn document stays withdrawn.
+	// The write is durable when Put returns.
+	Put(ctx context.Context, doc NewDocument) (e Entry, created bool, err error)
+	// PutMany is Put for a batch in one transaction; created[i] tells
+	// whether docs[i] was new.
+	PutMany(ctx context.Context, docs []NewDocument) (created []bool, err error)
+	// Get returns one entry, with Content when withContent is set.
+	// A withdrawn entry is returned together with ErrWithdrawn.
+	Get(ctx context.Context, d protocol.Digest, withContent bool) (Entry, error)
+	// Content returns the exact stored bytes (the hot path of raw fetches).
+	// A withdrawn entry gives ErrWithdrawn.
+	Content(ctx context.Context, d protocol.Digest) ([]byte, error)
+	// Resolve looks up many digests in one round trip (at most MaxResolve),
+	// answering in the order asked.
+	Resolve(ctx context.Context, ds []protocol.Digest) ([]Resolution, error)
+	// Search lists listed entries by query with keyset pagination: pages
+	// neither skip nor repeat rows while rows are being added.
+	Search(ctx context.Context, q Query) (Page, error)
+	// Successors lists listed entries whose front matter supersedes d.
+	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	// Withdraw tombstones an entry; withdrawing twice is not an error.
+	Withdraw(ctx context.Context, d protocol.Digest, reason string) error
+	// Tags counts listed entries per tag, most used first, at most limit.
+	Tags(ctx context.Context, limit int) ([]TagCount, error)
+	Stats(ctx context.Context) (Stats, error)
+	// Each calls fn for every entry (withdrawn too) with Content, in
+	// creation order, for export.
+	Each(ctx context.Context, fn func(Entry) error) error
+}
+
+// Tokens is the API-token half of the store.
+type Tokens interface {
+	CreateToken(ctx context.Context, name string, scopes []Scope, secretHash [32]byte) (Token, error)
+	// TokenBySecret finds an unrevoked token by its secret's hash, or
+	// ErrTokenUnknown.
+	TokenBySecret(ctx context.Context, secretHash [32]byte) (Token, error)
+	ListTokens(ctx context.Context) ([]Token, error)
+	RevokeToken(ctx context.Context, id int64) error // ErrNotFound if no such id
+	TouchToken(ctx context.Context, id int64, at time.Time) error
+}
+
+// Store is a whole storage engine.
+type Store interface {
+	Documents
+	Tokens
+	// Ping checks that the database answers (readiness).
+	Ping(ctx context.Context) error
+	// Engine names the engine ("postgres", "sqlite").
+	Engine() string
+	Close() error
+}
