@@ -58,6 +58,15 @@ type NewDocument struct {
 	// they are merged with the front matter's tags.
 	ExtraTags []string
 	Origin    string
+	// CreatedAt, when not zero, is kept as the entry's creation time (import
+	// of an archive keeps the original time); zero means now. Only a new row
+	// uses it: an existing entry keeps its own time.
+	CreatedAt time.Time
+	// WithdrawnAt, when set, stores a new row already tombstoned with
+	// WithdrawReason (import of a withdrawn entry). An existing entry is left
+	// as it is; the importer calls Withdraw for that case.
+	WithdrawnAt    *time.Time
+	WithdrawReason string
 }
 
 // Sort orders browse and search results.
