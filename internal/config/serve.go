@@ -1,0 +1,107 @@
+package config
+
+import (
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Database selects the store; shared by serve, migrate and token.
+type Database struct {
+	DatabaseURL string // postgres://… ; empty means embedded SQLite under DataDir
+	DataDir     string
+}
+
+// Options lists the database options.
+func (d *Database) Options() []Option {
+	return []Option{
+		{Flag: "database-url", Env: "REGISTRY_DATABASE_URL", Default: "", Usage: "PostgreSQL URL (postgres://…); empty means the embedded SQLite store under --data-dir", value: stringValue{&d.DatabaseURL}},
+		{Flag: "data-dir", Env: "REGISTRY_DATA_DIR", Default: "./data", Usage: "directory of the embedded SQLite store", value: stringValue{&d.DataDir}},
+	}
+}
+
+// Serve is the configuration of `registry serve`.
+type Serve struct {
+	Database
+	Addr        string
+	PublicURL   string // empty means http://<addr>
+	OpenPublish bool
+	NoExamples  bool
+
+	LogFormat string // json or text
+	LogLevel  string
+
+	MaxBodyBytes     int
+	MaxDocumentBytes int
+	CacheBytes       int
+	CacheTTL         time.Duration
+
+	RateLimit        float64 // requests/s per client, all routes; 0 disables
+	RateBurst        int
+	PublishRateLimit float64 // publishes/s per client; 0 disables
+	PublishRateBurst int
+	TrustedProxies   []netip.Prefix
+
+	Upstreams []string
+
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	MaxHeaderBytes    int
+}
+
+// Options lists every option of `registry serve`.
+func (c *Serve) Options() []Option {
+	opts := c.Database.Options()
+	return append(opts, []Option{
+		{Flag: "addr", Env: "REGISTRY_ADDR", Default: "127.0.0.1:8080", Usage: "address to listen on", value: stringValue{&c.Addr}},
+		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", value: stringValue{&c.PublicURL}},
+		{Flag: "open-publish", Env: "REGISTRY_OPEN_PUBLISH", Default: "false", Usage: "allow publishing without a token (private networks only)", value: boolValue{&c.OpenPublish}},
+		{Flag: "no-examples", Env: "REGISTRY_NO_EXAMPLES", Default: "false", Usage: "leave a fresh embedded store empty instead of importing the example protocols", value: boolValue{&c.NoExamples}},
+		{Flag: "log-format", Env: "REGISTRY_LOG_FORMAT", Default: "json", Usage: "log format: json or text", value: choiceValue{&c.LogFormat, []string{"json", "text"}}},
+		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", value: choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}},
+		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", value: intValue{&c.MaxBodyBytes, 1 << 10, 1 << 30}},
+		{Flag: "max-document-bytes", Env: "REGISTRY_MAX_DOCUMENT_BYTES", Default: "1MiB", Usage: "largest protocol document accepted (413 above)", value: intValue{&c.MaxDocumentBytes, 1, 1 << 28}},
+		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "32MiB", Usage: "memory for the cache of hot raw documents; 0 disables it", value: intValue{&c.CacheBytes, 0, 1<<32 - 1}},
+		{Flag: "cache-ttl", Env: "REGISTRY_CACHE_TTL", Default: "1m", Usage: "how long a cached raw document is served before the store is asked again (bounds how long a withdrawal on another replica takes to show)", value: durationValue{&c.CacheTTL}},
+		{Flag: "rate-limit", Env: "REGISTRY_RATE_LIMIT", Default: "100", Usage: "requests per second per client on all routes; 0 disables", value: floatValue{&c.RateLimit}},
+		{Flag: "rate-burst", Env: "REGISTRY_RATE_BURST", Default: "200", Usage: "burst of requests per client above --rate-limit", value: intValue{&c.RateBurst, 1, 1 << 20}},
+		{Flag: "publish-rate-limit", Env: "REGISTRY_PUBLISH_RATE_LIMIT", Default: "5", Usage: "publishes per second per client; 0 disables", value: floatValue{&c.PublishRateLimit}},
+		{Flag: "publish-rate-burst", Env: "REGISTRY_PUBLISH_RATE_BURST", Default: "50", Usage: "burst of publishes per client above --publish-rate-limit", value: intValue{&c.PublishRateBurst, 1, 1 << 20}},
+		{Flag: "trusted-proxies", Env: "REGISTRY_TRUSTED_PROXIES", Default: "", Usage: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed; empty means the peer address is the client", value: prefixListValue{&c.TrustedProxies}},
+		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", value: listValue{&c.Upstreams}},
+		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", value: durationValue{&c.ReadHeaderTimeout}},
+		{Flag: "read-timeout", Env: "REGISTRY_READ_TIMEOUT", Default: "30s", Usage: "time allowed to read a whole request", value: durationValue{&c.ReadTimeout}},
+		{Flag: "write-timeout", Env: "REGISTRY_WRITE_TIMEOUT", Default: "30s", Usage: "time allowed to write a response", value: durationValue{&c.WriteTimeout}},
+		{Flag: "idle-timeout", Env: "REGISTRY_IDLE_TIMEOUT", Default: "120s", Usage: "keep-alive idle time", value: durationValue{&c.IdleTimeout}},
+		{Flag: "shutdown-timeout", Env: "REGISTRY_SHUTDOWN_TIMEOUT", Default: "15s", Usage: "time in-flight requests get on SIGINT/SIGTERM", value: durationValue{&c.ShutdownTimeout}},
+		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", value: intValue{&c.MaxHeaderBytes, 1 << 10, 1 << 24}},
+	}...)
+}
+
+// EffectivePublicURL is PublicURL, or http://<addr> when unset.
+func (c *Serve) EffectivePublicURL() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	addr := c.Addr
+	if strings.HasPrefix(addr, ":") {
+		addr = "localhost" + addr
+	}
+	return "http://" + addr
+}
+
+// Client is the configuration of the client commands (publish, get).
+type Client struct {
+	Server string
+	Token  string // from REGISTRY_TOKEN only: never a flag, so it stays out of shell history and ps
+}
+
+// Options lists the client options.
+func (c *Client) Options() []Option {
+	return []Option{
+		{Flag: "server", Env: "REGISTRY_SERVER", Default: "http://127.0.0.1:8080", Usage: "registry base URL for client commands (publish, get); the token comes from REGISTRY_TOKEN", value: stringValue{&c.Server}},
+	}
+}
