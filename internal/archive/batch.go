@@ -1,0 +1,232 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Limits bound an import. Zero values mean the defaults below.
+type Limits struct {
+	// MaxDocumentBytes is the largest document accepted (the registry's
+	// document limit); 0 means protocol.DefaultMaxDocumentBytes.
+	MaxDocumentBytes int
+	// MaxEntries is the most archive entries or directory files looked at
+	// before the import stops (tar bombs of tiny entries).
+	MaxEntries int
+	// MaxArchiveBytes is the most uncompressed bytes read from an archive
+	// before the import stops (decompression bombs).
+	MaxArchiveBytes int64
+	// BatchDocuments and BatchBytes bound one PutMany call.
+	BatchDocuments int
+	BatchBytes     int
+}
+
+// Default limits.
+const (
+	DefaultMaxEntries      = 10_000_000
+	DefaultMaxArchiveBytes = 64 << 30
+	DefaultBatchDocuments  = 1000
+	DefaultBatchBytes      = 16 << 20
+	// maxPendingRecords bounds records waiting for their document; in a
+	// well-formed archive at most one waits.
+	maxPendingRecords = 1024
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxDocumentBytes <= 0 {
+		l.MaxDocumentBytes = protocol.DefaultMaxDocumentBytes
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultMaxEntries
+	}
+	if l.MaxArchiveBytes <= 0 {
+		l.MaxArchiveBytes = DefaultMaxArchiveBytes
+	}
+	if l.BatchDocuments <= 0 {
+		l.BatchDocuments = DefaultBatchDocuments
+	}
+	if l.BatchBytes <= 0 {
+		l.BatchBytes = DefaultBatchBytes
+	}
+	return l
+}
+
+// ImportOrigin is the origin recorded for documents that arrive without a
+// record of their own (directories of .md files, bare archives).
+const ImportOrigin = "import"
+
+// batcher collects prepared documents and stores them with PutMany.
+type batcher struct {
+	docs  store.Documents
+	lim   Limits
+	rep   *Report
+	batch []queued
+	bytes int
+	// queuedNow catches the same document twice in one batch, which PutMany
+	// need not handle.
+	queuedNow map[protocol.Digest]bool
+}
+
+type queued struct {
+	entry string
+	doc   store.NewDocument
+}
+
+func newBatcher(docs store.Documents, lim Limits, rep *Report) *batcher {
+	return &batcher{docs: docs, lim: lim, rep: rep, queuedNow: map[protocol.Digest]bool{}}
+}
+
+// add validates and queues one document. want, when not nil, is the digest
+// the archive claims for it. rec, when not nil, is its archive record. Only
+// store failures that doom the rest of the import are returned; everything
+// else is a per-entry failure in the report.
+func (b *batcher) add(ctx context.Context, entry string, content []byte, want *protocol.Digest, rec *Record) error {
+	doc, err := protocol.Prepare(content, b.lim.MaxDocumentBytes)
+	if err != nil {
+		b.rep.fail(entry, err)
+		return nil
+	}
+	d := doc.Sums.SHA1
+	if want != nil && *want != d {
+		b.rep.fail(entry, ErrHashMismatch.With(fmt.Sprintf(
+			"the document hashes to %s, not to the %s in its name; refused (tampered or corrupt archive)", d.Hex(), want.Hex())))
+		return nil
+	}
+	nd := store.NewDocument{Document: doc, Origin: ImportOrigin}
+	if rec != nil {
+		nd.Origin = rec.Origin
+		nd.ExtraTags = protocol.NormaliseTags(rec.ExtraTags)
+		nd.CreatedAt = rec.CreatedAt
+		nd.WithdrawnAt = rec.WithdrawnAt
+		nd.WithdrawReason = rec.WithdrawReason
+	}
+	if b.queuedNow[d] {
+		b.rep.Existing++
+		return nil
+	}
+	b.queuedNow[d] = true
+	b.batch = append(b.batch, queued{entry: entry, doc: nd})
+	b.bytes += len(content)
+	if len(b.batch) >= b.lim.BatchDocuments || b.bytes >= b.lim.BatchBytes {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+// flush stores the queued documents in one transaction. If the batch as a
+// whole is refused, each document is retried alone so that one bad document
+// costs only itself.
+func (b *batcher) flush(ctx context.Context) error {
+	if len(b.batch) == 0 {
+		return nil
+	}
+	batch := b.batch
+	b.batch, b.bytes = nil, 0
+	clear(b.queuedNow)
+
+	nds := make([]store.NewDocument, len(batch))
+	for i, q := range batch {
+		nds[i] = q.doc
+	}
+	created, err := b.docs.PutMany(ctx, nds)
+	if err == nil && len(created) != len(nds) {
+		err = fmt.Errorf("the store answered %d results for %d documents", len(created), len(nds))
+	}
+	if err != nil {
+		if fatal(ctx, err) {
+			return err
+		}
+		return b.putOneByOne(ctx, batch)
+	}
+	for i, q := range batch {
+		if err := b.settle(ctx, q, created[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *batcher) putOneByOne(ctx context.Context, batch []queued) error {
+	for _, q := range batch {
+		_, created, err := b.docs.Put(ctx, q.doc)
+		if err != nil {
+			if fatal(ctx, err) {
+				return err
+			}
+			b.rep.fail(q.entry, err)
+			continue
+		}
+		if err := b.settle(ctx, q, created); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle counts a stored document and applies an archived tombstone to a
+// document that was already stored but not withdrawn.
+func (b *batcher) settle(ctx context.Context, q queued, created bool) error {
+	withdrawn := q.doc.WithdrawnAt != nil
+	if created {
+		b.rep.New++
+		if withdrawn {
+			b.rep.Withdrawn++
+		}
+		return nil
+	}
+	b.rep.Existing++
+	if !withdrawn {
+		return nil
+	}
+	d := q.doc.Document.Sums.SHA1
+	_, err := b.docs.Get(ctx, d, false)
+	switch {
+	case errors.Is(err, store.ErrWithdrawn):
+		return nil
+	case err != nil:
+		if fatal(ctx, err) {
+			return err
+		}
+		b.rep.fail(q.entry, err)
+		return nil
+	}
+	if err := b.docs.Withdraw(ctx, d, q.doc.WithdrawReason); err != nil {
+		if fatal(ctx, err) {
+			return err
+		}
+		b.rep.fail(q.entry, err)
+		return nil
+	}
+	b.rep.Withdrawn++
+	return nil
+}
+
+// fatal tells store failures that will fail every later write too (the
+// database is down, the import was cancelled) from per-document ones.
+func fatal(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || apperr.KindOf(err) == apperr.Unavailable ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// checkRecord refuses records an archive should never hold.
+func checkRecord(rec *Record, d protocol.Digest) error {
+	switch {
+	case rec.Digest != d:
+		return ErrInvalidRecord.With(fmt.Sprintf("the record names %s, not the %s in its entry name", rec.Digest.Hex(), d.Hex()))
+	case len(rec.Origin) > maxOriginBytes:
+		return ErrInvalidRecord.With(fmt.Sprintf("the origin is longer than %d bytes", maxOriginBytes))
+	case len(rec.WithdrawReason) > maxWithdrawReasonBytes:
+		return ErrInvalidRecord.With(fmt.Sprintf("the withdrawal reason is longer than %d bytes", maxWithdrawReasonBytes))
+	case len(rec.ExtraTags) > protocol.MaxTags:
+		return ErrInvalidRecord.With(fmt.Sprintf("more than %d extra tags", protocol.MaxTags))
+	case rec.CreatedAt.After(time.Now().Add(24 * time.Hour)):
+		return ErrInvalidRecord.With("the creation time is in the future")
+	}
+	return nil
+}

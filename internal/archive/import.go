@@ -1,0 +1,246 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// ImportArchive loads an archive (gzip-compressed tar, or a plain tar) into
+// docs. It is idempotent, verifies every document against the digest in its
+// entry name, and keeps going past bad entries, which the report lists. The
+// returned error means the import stopped early (unreadable or oversized
+// archive, store down, cancelled); what was read before is stored and the
+// report counts it.
+func ImportArchive(ctx context.Context, docs store.Documents, r io.Reader, lim Limits) (Report, error) {
+	lim = lim.withDefaults()
+	var rep Report
+	stream, err := decompress(r)
+	if err != nil {
+		return rep, err
+	}
+	budget := &budgetReader{r: stream, left: lim.MaxArchiveBytes}
+	ar := archiveReader{
+		tr:      tar.NewReader(budget),
+		budget:  budget,
+		lim:     lim,
+		rep:     &rep,
+		batch:   newBatcher(docs, lim, &rep),
+		pending: map[protocol.Digest]*Record{},
+	}
+	readErr := ar.readAll(ctx)
+	if err := ar.batch.flush(ctx); err != nil && readErr == nil {
+		readErr = err
+	}
+	if readErr != nil {
+		return rep, readErr
+	}
+	ar.finish()
+	return rep, nil
+}
+
+// decompress recognises gzip by its magic bytes and passes a plain tar
+// through.
+func decompress(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(512)
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, ErrInvalidArchive.With("the archive's gzip header is corrupt: " + err.Error())
+		}
+		return gz, nil
+	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+		return br, nil
+	case len(head) == 0:
+		return nil, ErrInvalidArchive.With("the archive is empty")
+	}
+	return nil, ErrInvalidArchive.With("not a registry archive: expected a gzip-compressed tar (.tar.gz)")
+}
+
+// budgetReader stops reading after a number of bytes: a small archive may
+// decompress to terabytes.
+type budgetReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.over = true
+		return 0, ErrArchiveTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+type archiveReader struct {
+	tr      *tar.Reader
+	budget  *budgetReader
+	lim     Limits
+	rep     *Report
+	batch   *batcher
+	pending map[protocol.Digest]*Record // records waiting for their document
+
+	entries     int
+	documents   int // document entries seen, good or bad
+	manifest    *Manifest
+	summary     *Summary
+	summaryName string
+}
+
+func (ar *archiveReader) readAll(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hdr, err := ar.tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return ar.streamError(err)
+		}
+		ar.entries++
+		if ar.entries > ar.lim.MaxEntries {
+			return ErrArchiveTooLarge.With(fmt.Sprintf("the archive has more than %d entries; import stopped", ar.lim.MaxEntries))
+		}
+		if err := ar.entry(ctx, hdr); err != nil {
+			return err
+		}
+	}
+}
+
+// streamError explains why the tar stream could not be read further.
+func (ar *archiveReader) streamError(err error) error {
+	if ar.budget.over || errors.Is(err, ErrArchiveTooLarge) {
+		return ErrArchiveTooLarge.With(fmt.Sprintf("the archive decompresses to more than %d bytes; import stopped", ar.lim.MaxArchiveBytes))
+	}
+	return ErrInvalidArchive.With(fmt.Sprintf("the archive is corrupt or cut short after %d entries (%v); the documents before that were imported", ar.entries, err))
+}
+
+func (ar *archiveReader) entry(ctx context.Context, hdr *tar.Header) error {
+	name := hdr.Name
+	kind, d := classify(name)
+	switch {
+	case hdr.Typeflag == tar.TypeXGlobalHeader:
+		return nil
+	case kind == kindDirectory && hdr.Typeflag == tar.TypeDir:
+		return nil
+	case kind == kindUnknown:
+		ar.rep.fail(name, ErrEntryName.With(fmt.Sprintf(
+			"unexpected entry name %q: an archive holds manifest.json, summary.json and documents/<40 hex>.md|.json only", name)))
+		return nil
+	case hdr.Typeflag != tar.TypeReg:
+		ar.rep.fail(name, ErrEntryType.With(fmt.Sprintf("entry %q is not a regular file (tar type %q)", name, hdr.Typeflag)))
+		return nil
+	}
+
+	switch kind {
+	case kindManifest:
+		return ar.readManifest(name, hdr)
+	case kindSummary:
+		var s Summary
+		if ar.readJSON(name, hdr, &s) {
+			ar.summary, ar.summaryName = &s, name
+		}
+		return nil
+	case kindRecord:
+		var rec Record
+		if !ar.readJSON(name, hdr, &rec) {
+			return nil
+		}
+		if err := checkRecord(&rec, d); err != nil {
+			ar.rep.fail(name, err)
+			return nil
+		}
+		if len(ar.pending) >= maxPendingRecords {
+			ar.rep.fail(name, ErrInvalidRecord.With("too many records without their document; each documents/<hex>.json must come just before its .md"))
+			return nil
+		}
+		ar.pending[d] = &rec
+		return nil
+	}
+
+	// kindContent
+	ar.documents++
+	rec := ar.pending[d]
+	delete(ar.pending, d)
+	if hdr.Size > int64(ar.lim.MaxDocumentBytes) {
+		ar.rep.fail(name, protocol.ErrDocumentTooLarge.With(fmt.Sprintf(
+			"the document is %d bytes; the limit is %d", hdr.Size, ar.lim.MaxDocumentBytes)))
+		return nil
+	}
+	content, err := io.ReadAll(io.LimitReader(ar.tr, int64(ar.lim.MaxDocumentBytes)+1))
+	if err != nil {
+		return ar.streamError(err)
+	}
+	return ar.batch.add(ctx, name, content, &d, rec)
+}
+
+func (ar *archiveReader) readManifest(name string, hdr *tar.Header) error {
+	if ar.entries != 1 {
+		ar.rep.fail(name, ErrEntryName.With("manifest.json must be the first entry; this one is ignored"))
+		return nil
+	}
+	var m Manifest
+	if !ar.readJSON(name, hdr, &m) {
+		return ErrInvalidArchive.With("the archive's manifest.json is unreadable")
+	}
+	if m.Format != Format {
+		return ErrInvalidArchive.With(fmt.Sprintf("the manifest names format %q, not %q", m.Format, Format))
+	}
+	if m.Version < 1 || m.Version > Version {
+		return ErrInvalidArchive.With(fmt.Sprintf("archive format version %d is not supported (this registry reads versions 1 to %d)", m.Version, Version))
+	}
+	ar.manifest = &m
+	return nil
+}
+
+// readJSON decodes a small JSON entry, reporting a failure for the entry
+// when it is too large or malformed.
+func (ar *archiveReader) readJSON(name string, hdr *tar.Header, v any) bool {
+	if hdr.Size > maxRecordBytes {
+		ar.rep.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is %d bytes; JSON entries are at most %d", name, hdr.Size, maxRecordBytes)))
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(ar.tr, maxRecordBytes+1))
+	if err != nil {
+		ar.rep.fail(name, ErrInvalidRecord.With("unreadable: "+err.Error()))
+		return false
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		ar.rep.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is not valid JSON of the expected shape: %v", name, err)))
+		return false
+	}
+	return true
+}
+
+// finish reports what a complete read leaves over.
+func (ar *archiveReader) finish() {
+	for d := range ar.pending {
+		ar.rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
+	}
+	switch {
+	case ar.summary != nil && ar.summary.Documents != ar.documents:
+		ar.rep.warn("%s announces %d documents but the archive holds %d: it was edited or assembled from parts",
+			ar.summaryName, ar.summary.Documents, ar.documents)
+	case ar.summary == nil && ar.manifest != nil:
+		ar.rep.warn("the archive has no summary.json: it may have been cut short")
+	}
+}
