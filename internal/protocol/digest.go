@@ -7,13 +7,22 @@ package protocol
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
 )
 
 // DigestSize is the length of a SHA-1 digest in bytes.
 const DigestSize = 20
+
+// Lengths of the two spellings of a digest.
+const (
+	hexDigestLen       = 2 * DigestSize // 40
+	base64DigestLen    = 28             // with its one '=' of padding
+	rawBase64DigestLen = 27             // without padding
+)
 
 // Digest identifies a protocol document: the SHA-1 of its exact bytes.
 type Digest [DigestSize]byte
@@ -27,40 +36,62 @@ var ErrMalformedDigest = apperr.New(apperr.Invalid, "malformed_hash",
 // '+' in a query string is often decoded to a space, a space is read as '+';
 // Base64 never contains a space, so this is unambiguous.
 func ParseDigest(s string) (Digest, error) {
-	var d Digest
 	switch len(s) {
-	case 40:
-		if _, err := hex.Decode(d[:], []byte(s)); err != nil {
-			return Digest{}, ErrMalformedDigest.With("malformed hash: 40 characters but not hexadecimal")
-		}
-		return d, nil
-	case 27, 28:
+	case 0:
+		return Digest{}, malformed("missing hash")
+	case hexDigestLen:
+		return parseHex(s)
+	case base64DigestLen, rawBase64DigestLen:
 		return parseBase64(s)
 	}
-	if s == "" {
-		return Digest{}, ErrMalformedDigest.With("missing hash")
+	return Digest{}, malformed(fmt.Sprintf("malformed hash: it is %d characters long; %s",
+		utf8.RuneCountInString(s), ErrMalformedDigest.Message))
+}
+
+func malformed(message string) error { return ErrMalformedDigest.With(message) }
+
+func parseHex(s string) (Digest, error) {
+	var d Digest
+	if _, err := hex.Decode(d[:], []byte(s)); err != nil {
+		return Digest{}, malformed("malformed hash: not hexadecimal (a hex hash is 40 characters 0-9 and a-f)")
 	}
-	return Digest{}, ErrMalformedDigest
+	return d, nil
 }
 
 func parseBase64(s string) (Digest, error) {
-	var d Digest
 	s = strings.ReplaceAll(s, " ", "+")
-	s = strings.TrimSuffix(s, "=")
-	if len(s) != 27 {
-		return Digest{}, ErrMalformedDigest
+	body, padding := s[:rawBase64DigestLen], s[rawBase64DigestLen:]
+	for i := 0; i < len(body); i++ {
+		if !isBase64Char(body[i]) {
+			return Digest{}, malformed("malformed hash: neither hexadecimal nor Base64")
+		}
+	}
+	if padding != "" && padding != "=" {
+		return Digest{}, malformed("malformed hash: 28 characters, so Base64 with padding, but not ending in '='")
+	}
+	standard := strings.ContainsAny(body, "+/")
+	urlSafe := strings.ContainsAny(body, "-_")
+	if standard && urlSafe {
+		return Digest{}, malformed("malformed hash: mixes the standard ('+', '/') and URL-safe ('-', '_') Base64 alphabets")
 	}
 	enc := base64.RawStdEncoding
-	if strings.ContainsAny(s, "-_") {
+	if urlSafe {
 		enc = base64.RawURLEncoding
 	}
-	// Strict rejects spellings whose unused trailing bits are set, so every
-	// digest has exactly one accepted spelling per alphabet.
-	n, err := enc.Strict().Decode(d[:], []byte(s))
+	// 27 Base64 characters carry 162 bits, two more than a digest. Strict
+	// refuses spellings whose two spare bits are set, so every digest has
+	// exactly one accepted spelling per alphabet.
+	var d Digest
+	n, err := enc.Strict().Decode(d[:], []byte(body))
 	if err != nil || n != DigestSize {
-		return Digest{}, ErrMalformedDigest.With("malformed hash: 28 characters but not Base64")
+		return Digest{}, malformed("malformed hash: not canonical Base64 (the last character before '=' has unused bits set)")
 	}
 	return d, nil
+}
+
+func isBase64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+		c == '+' || c == '/' || c == '-' || c == '_'
 }
 
 // MustParseDigest is ParseDigest for constants in tests and examples.

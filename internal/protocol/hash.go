@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"crypto/sha256"
+	"fmt"
 
 	"github.com/pjbgf/sha1cd"
 
@@ -12,6 +13,11 @@ import (
 // such a document could share its digest with a different, hostile one.
 var ErrCollisionAttack = apperr.New(apperr.Invalid, "sha1_collision",
 	"the document carries a known SHA-1 collision attack and is refused")
+
+// ErrHashMismatch is returned by Verify when a document is not the one its
+// digest names (a lying or broken source).
+var ErrHashMismatch = apperr.New(apperr.Invalid, "hash_mismatch",
+	"the document does not match the requested hash")
 
 // Sums are the digests of one document. SHA-256 is kept beside SHA-1 so a
 // future move off SHA-1 needs no re-hashing of every stored byte.
@@ -37,8 +43,8 @@ func Verify(doc []byte, want Digest) error {
 		return err
 	}
 	if sums.SHA1 != want {
-		return apperr.Newf(apperr.Invalid, "hash_mismatch",
-			"document hashes to %s, not the requested %s", sums.SHA1.Hex(), want.Hex())
+		return ErrHashMismatch.With(fmt.Sprintf(
+			"the document hashes to %s, not the requested %s", sums.SHA1.Hex(), want.Hex()))
 	}
 	return nil
 }

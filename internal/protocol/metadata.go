@@ -1,11 +1,9 @@
 package protocol
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -23,7 +21,8 @@ const (
 
 // Metadata describes a document. Title, Description and Multiround are the
 // Agora Python SDK's front matter keys (Title from "name" or "title"); the
-// rest are the registry's own.
+// rest are the registry's own. Every text is valid UTF-8 without control
+// characters and within the limits above.
 type Metadata struct {
 	Title       string   `json:"title"`
 	Description string   `json:"description"`
@@ -56,6 +55,8 @@ const (
 
 // frontMatter is what the YAML block may hold. Fields are decoded loosely
 // (yaml.Node) so one wrong type spoils one field, not the whole block.
+// Decoding into yaml.Node copies the parsed tree without expanding aliases,
+// so an alias bomb costs no more than its own bytes.
 type frontMatter struct {
 	Name        yaml.Node `yaml:"name"`
 	Title       yaml.Node `yaml:"title"`
@@ -78,17 +79,16 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 		m.FrontMatter = true
 		lints = append(lints, m.readFrontMatter(block)...)
 	} else {
-		body = doc
 		lints = append(lints, Lint{LintNoFrontMatter,
 			"no YAML front matter (a block between '---' lines at the very start): the Agora Python SDK cannot read this document"})
 	}
 	if m.Title == "" || m.Description == "" {
 		heading, paragraph := markdownFallback(body)
 		if m.Title == "" {
-			m.Title = heading
+			m.Title = cleanLine(heading)
 		}
 		if m.Description == "" {
-			m.Description = paragraph
+			m.Description = cleanLine(paragraph)
 		}
 	}
 	lints = append(lints, m.clip()...)
@@ -104,54 +104,11 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 	return m, lints
 }
 
-// SplitFrontMatter finds a YAML block that opens on the first line with
-// "---" and closes with a line "---" (or "..."). It returns the block, the
-// rest of the document, and whether a block was found.
-func SplitFrontMatter(doc []byte) (block, body []byte, ok bool) {
-	first, rest, found := cutLine(doc)
-	if !found || string(bytes.TrimRight(first, " \t")) != "---" {
-		return nil, doc, false
-	}
-	offset := 0
-	for {
-		line, after, more := cutLine(rest[offset:])
-		trimmed := string(bytes.TrimRight(line, " \t"))
-		if trimmed == "---" || trimmed == "..." {
-			return rest[:offset], after, true
-		}
-		if !more {
-			return nil, doc, false
-		}
-		offset += len(line) + lineBreakLen(rest[offset+len(line):])
-	}
-}
-
-// cutLine splits at the first line break (\n or \r\n), without the break.
-func cutLine(b []byte) (line, rest []byte, found bool) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return b, nil, false
-	}
-	line = b[:i]
-	rest = b[i+1:]
-	return bytes.TrimSuffix(line, []byte("\r")), rest, true
-}
-
-func lineBreakLen(b []byte) int {
-	switch {
-	case bytes.HasPrefix(b, []byte("\r\n")):
-		return 2
-	case bytes.HasPrefix(b, []byte("\n")):
-		return 1
-	}
-	return 0
-}
-
 func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	var fm frontMatter
 	if err := yaml.Unmarshal(block, &fm); err != nil {
 		m.FrontMatter = false
-		return []Lint{{LintInvalidFrontMatter, "the front matter is not a YAML mapping the Agora Python SDK can read: " + yamlErrorText(err)}}
+		return []Lint{{LintInvalidFrontMatter, "the front matter cannot be read by the Agora Python SDK: " + yamlErrorText(err)}}
 	}
 	var lints []Lint
 	bad := func(field, want string) {
@@ -162,57 +119,80 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 		if !ok {
 			bad(field, "text")
 		}
-		return s
+		return cleanLine(s)
 	}
 	m.Title = text(&fm.Name, "name")
 	if m.Title == "" {
 		m.Title = text(&fm.Title, "title")
 	}
-	m.Description = text(&fm.Description, "description")
+	if s, ok := scalarText(&fm.Description); ok {
+		m.Description = cleanText(s)
+	} else {
+		bad("description", "text")
+	}
 	m.Version = text(&fm.Version, "version")
 	m.License = text(&fm.License, "license")
-	if !fm.Multiround.IsZero() {
+	if n := resolveAlias(&fm.Multiround); !n.IsZero() {
 		// Decoding into a bool accepts YAML 1.1 spellings (yes/no/on/off),
 		// which the SDK's PyYAML reads as booleans too.
-		if err := fm.Multiround.Decode(&m.Multiround); err != nil {
+		if n.Kind != yaml.ScalarNode || n.Decode(&m.Multiround) != nil {
+			m.Multiround = false
 			bad("multiround", "true or false")
 		}
 	}
-	if !fm.Supersedes.IsZero() {
-		s, _ := scalarText(&fm.Supersedes)
-		if d, err := ParseDigest(s); err == nil {
+	if s, ok := scalarText(&fm.Supersedes); !ok || s != "" {
+		if d, err := ParseDigest(s); ok && err == nil {
 			m.Supersedes = &d
 		} else {
-			bad("supersedes", "the hash of the previous version")
+			bad("supersedes", "the hash of the previous version (40 hex or 28 Base64 characters)")
 		}
 	}
-	var ok bool
-	if m.Tags, ok = textList(&fm.Tags, true); !ok {
+	tags, ok := textList(&fm.Tags, true)
+	if !ok {
 		bad("tags", "a list of words")
 	}
-	m.Tags = normaliseTags(m.Tags)
-	if m.Authors, ok = textList(&fm.Authors, false); !ok {
+	var tagLints []Lint
+	m.Tags, tagLints = normaliseTags(tags)
+	lints = append(lints, tagLints...)
+	authors, ok := textList(&fm.Authors, false)
+	if !ok {
 		bad("authors", "a name or a list of names")
+	}
+	for _, a := range authors {
+		if a = cleanLine(a); a != "" {
+			m.Authors = append(m.Authors, a)
+		}
 	}
 	return lints
 }
 
+// yamlErrorText is a YAML error fit for a lint: one line, no Go type names.
 func yamlErrorText(err error) string {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "yaml: ")
-	if len(s) > 200 {
-		s = s[:200]
+	var typeErr *yaml.TypeError
+	if errors.As(err, &typeErr) {
+		return "it must be 'key: value' lines"
 	}
-	return s
+	return clipRunes(cleanLine(strings.TrimPrefix(err.Error(), "yaml: ")), 200)
 }
 
-// scalarText reads a scalar node as text; an absent node is "" and ok.
-func scalarText(n *yaml.Node) (string, bool) {
-	if n.IsZero() {
-		return "", true
+// resolveAlias follows an alias ("name: *anchor") to the node it names. One
+// step is enough: an anchor cannot name an alias.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", n.Tag == "!!null"
+	return n
+}
+
+// scalarText reads a scalar node as text; an absent or null node is "" and
+// ok; anything else (a list, a mapping) is not ok.
+func scalarText(n *yaml.Node) (string, bool) {
+	n = resolveAlias(n)
+	switch {
+	case n.IsZero() || n.Tag == "!!null":
+		return "", true
+	case n.Kind != yaml.ScalarNode:
+		return "", false
 	}
 	return strings.TrimSpace(n.Value), true
 }
@@ -220,20 +200,8 @@ func scalarText(n *yaml.Node) (string, bool) {
 // textList reads a list of scalars, or one scalar (split on commas when
 // commaSplit is set, as "tags: a, b" is a common way to write tags).
 func textList(n *yaml.Node, commaSplit bool) ([]string, bool) {
-	if n.IsZero() {
-		return nil, true
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		s, ok := scalarText(n)
-		if !ok || s == "" {
-			return nil, ok
-		}
-		if commaSplit {
-			return strings.Split(s, ","), true
-		}
-		return []string{s}, true
-	case yaml.SequenceNode:
+	n = resolveAlias(n)
+	if n.Kind == yaml.SequenceNode {
 		out := make([]string, 0, len(n.Content))
 		for _, item := range n.Content {
 			s, ok := scalarText(item)
@@ -246,124 +214,12 @@ func textList(n *yaml.Node, commaSplit bool) ([]string, bool) {
 		}
 		return out, true
 	}
-	return nil, false
-}
-
-// normaliseTags lower-cases, trims and de-duplicates tags, replacing inner
-// whitespace with '-', so "Weather Data" and "weather-data" are one tag.
-func normaliseTags(tags []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, t := range tags {
-		t = strings.ToLower(strings.TrimSpace(t))
-		t = strings.Join(strings.FieldsFunc(t, unicode.IsSpace), "-")
-		t = strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.' || r == '+' {
-				return r
-			}
-			return -1
-		}, t)
-		if t == "" || seen[t] {
-			continue
-		}
-		seen[t] = true
-		out = append(out, t)
+	s, ok := scalarText(n)
+	switch {
+	case !ok || s == "":
+		return nil, ok
+	case commaSplit:
+		return strings.Split(s, ","), true
 	}
-	return out
-}
-
-// NormaliseTags applies the tag rules to tags given outside a document (for
-// example beside it in a publish request).
-func NormaliseTags(tags []string) []string {
-	out := normaliseTags(tags)
-	for i, t := range out {
-		out[i] = clipRunes(t, MaxTagRunes)
-	}
-	if len(out) > MaxTags {
-		out = out[:MaxTags]
-	}
-	return out
-}
-
-// clip enforces the metadata limits.
-func (m *Metadata) clip() []Lint {
-	var lints []Lint
-	cut := func(s *string, max int, field string) {
-		if utf8.RuneCountInString(*s) > max {
-			*s = clipRunes(*s, max)
-			lints = append(lints, Lint{LintTruncated, fmt.Sprintf("%s is longer than %d characters and was shortened", field, max)})
-		}
-	}
-	cut(&m.Title, MaxTitleRunes, "the title")
-	cut(&m.Description, MaxDescriptionRunes, "the description")
-	cut(&m.Version, MaxShortFieldRunes, "the version")
-	cut(&m.License, MaxShortFieldRunes, "the license")
-	if len(m.Tags) > MaxTags {
-		m.Tags = m.Tags[:MaxTags]
-		lints = append(lints, Lint{LintTruncated, fmt.Sprintf("only the first %d tags are kept", MaxTags)})
-	}
-	for i := range m.Tags {
-		cut(&m.Tags[i], MaxTagRunes, "a tag")
-	}
-	if len(m.Authors) > MaxAuthors {
-		m.Authors = m.Authors[:MaxAuthors]
-		lints = append(lints, Lint{LintTruncated, fmt.Sprintf("only the first %d authors are kept", MaxAuthors)})
-	}
-	for i := range m.Authors {
-		cut(&m.Authors[i], MaxShortFieldRunes, "an author")
-	}
-	return lints
-}
-
-func clipRunes(s string, max int) string {
-	n := 0
-	for i := range s {
-		if n == max {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}
-
-// markdownFallback finds the first level-one ATX heading and the first
-// paragraph of prose (outside code fences; not a heading, list, quote or
-// table).
-func markdownFallback(body []byte) (heading, paragraph string) {
-	var para []string
-	inFence := false
-	for _, raw := range strings.Split(string(body), "\n") {
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			inFence = !inFence
-			line = ""
-		}
-		prose := !inFence && line != "" && !strings.HasPrefix(line, "#") && !isBlockMarker(line)
-		if prose && paragraph == "" {
-			para = append(para, line)
-			continue
-		}
-		if len(para) > 0 && paragraph == "" {
-			paragraph = strings.Join(para, " ")
-		}
-		if heading == "" && !inFence && (strings.HasPrefix(line, "# ") || line == "#") {
-			heading = strings.TrimSpace(strings.TrimRight(strings.TrimPrefix(line, "#"), "# "))
-		}
-		if heading != "" && paragraph != "" {
-			break
-		}
-	}
-	if paragraph == "" && len(para) > 0 {
-		paragraph = strings.Join(para, " ")
-	}
-	return heading, paragraph
-}
-
-func isBlockMarker(line string) bool {
-	for _, p := range []string{"|", "- ", "* ", "+ ", ">", "<", "---", "***", "==="} {
-		if strings.HasPrefix(line, p) {
-			return true
-		}
-	}
-	return false
+	return []string{s}, true
 }
