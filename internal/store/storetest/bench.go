@@ -1,0 +1,160 @@
+package storetest
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// BenchOpener is Opener for benchmarks.
+type BenchOpener func(b *testing.B) store.Store
+
+// BenchDocs is how many corpus documents Bench seeds: REGISTRY_BENCH_DOCS,
+// or 2000 so a plain benchmark run stays quick.
+func BenchDocs() int {
+	if n, err := strconv.Atoi(os.Getenv("REGISTRY_BENCH_DOCS")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}
+
+// PrepareCorpus prepares corpus documents [from, to).
+func PrepareCorpus(tb testing.TB, from, to int) []store.NewDocument {
+	tb.Helper()
+	out := make([]store.NewDocument, 0, to-from)
+	for i := from; i < to; i++ {
+		doc, err := protocol.Prepare(GenerateDocument(i), 0)
+		if err != nil {
+			tb.Fatalf("corpus document %d: %v", i, err)
+		}
+		out = append(out, store.NewDocument{Document: doc})
+	}
+	return out
+}
+
+// Seed stores corpus documents [0, n) with PutMany in batches of 1000 and
+// returns their digests.
+func Seed(tb testing.TB, s store.Store, n int) []protocol.Digest {
+	tb.Helper()
+	var digests []protocol.Digest
+	for from := 0; from < n; from += 1000 {
+		batch := PrepareCorpus(tb, from, min(from+1000, n))
+		if _, err := s.PutMany(context.Background(), batch); err != nil {
+			tb.Fatalf("seeding: %v", err)
+		}
+		for _, nd := range batch {
+			digests = append(digests, nd.Document.Sums.SHA1)
+		}
+	}
+	return digests
+}
+
+// Bench measures an engine: seeds BenchDocs() corpus documents into one
+// store, then runs read benchmarks, then write benchmarks (which grow it).
+// Search benchmarks report their 95th percentile latency as p95-ms.
+func Bench(b *testing.B, open BenchOpener) {
+	s := open(b)
+	n := BenchDocs()
+	start := time.Now()
+	digests := Seed(b, s, n)
+	b.Logf("engine %s: seeded %d documents in %v (%.0f docs/s)", s.Engine(), n, time.Since(start), float64(n)/time.Since(start).Seconds())
+	bg := context.Background()
+
+	b.Run("Get", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := s.Get(bg, digests[i%len(digests)], false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Content", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := s.Content(bg, digests[(i*7919)%len(digests)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Resolve1000", func(b *testing.B) {
+		batch := make([]protocol.Digest, store.MaxResolve)
+		for i := range batch {
+			if i%2 == 0 {
+				batch[i] = digests[(i*7919)%len(digests)]
+			} else {
+				batch[i] = protocol.Digest{byte(i), byte(i >> 8), 0xee} // misses
+			}
+		}
+		for b.Loop() {
+			if _, err := s.Resolve(bg, batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		q    store.Query
+	}{
+		{"SearchCommonWord", store.Query{Text: CommonWord}},
+		{"SearchRareWord", store.Query{Text: RareWord}},
+		{"SearchTwoWords", store.Query{Text: CommonWord + " booking"}},
+		{"SearchTag", store.Query{Tags: []string{CommonTag}}},
+		{"SearchWordAndTag", store.Query{Text: CommonWord, Tags: []string{CommonTag}}},
+		{"BrowseNewest", store.Query{}},
+		{"BrowseName", store.Query{Sort: store.SortName}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := s.Search(bg, c.q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportP95(b, lat)
+		})
+	}
+	b.Run("Put", func(b *testing.B) {
+		next := n + 1_000_000
+		for b.Loop() {
+			b.StopTimer()
+			nd := PrepareCorpus(b, next, next+1)[0]
+			next++
+			b.StartTimer()
+			if _, created, err := s.Put(bg, nd); err != nil || !created {
+				b.Fatalf("Put: created=%v err=%v", created, err)
+			}
+		}
+	})
+	b.Run("PutMany1000", func(b *testing.B) {
+		next := n + 2_000_000
+		docs := 0
+		var spent time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			batch := PrepareCorpus(b, next, next+1000)
+			next += 1000
+			b.StartTimer()
+			t0 := time.Now()
+			if _, err := s.PutMany(bg, batch); err != nil {
+				b.Fatal(err)
+			}
+			spent += time.Since(t0)
+			docs += len(batch)
+		}
+		b.ReportMetric(float64(docs)/spent.Seconds(), "docs/s")
+	})
+}
+
+func reportP95(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)*95/100])/float64(time.Millisecond), "p95-ms")
+}

@@ -1,0 +1,170 @@
+package storetest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agora-registry/registry/internal/store"
+)
+
+func testTags(t *testing.T, open Opener) {
+	s := open(t)
+	tags, err := s.Tags(ctx(t), 10)
+	noErr(t, "Tags of an empty store", err)
+	if len(tags) != 0 {
+		t.Fatalf("Tags of an empty store = %v", tags)
+	}
+	putText(t, s, simpleDoc("T1", "x", []string{"xray", "yankee", "zulu"}, "Body."))
+	putText(t, s, simpleDoc("T2", "x", []string{"xray", "yankee"}, "Body."))
+	putText(t, s, simpleDoc("T3", "x", []string{"xray"}, "Body."), "extra-tag")
+	gone := putText(t, s, simpleDoc("T4", "x", []string{"xray", "whiskey", "zulu"}, "Body."))
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), gone.Digest, "x"))
+
+	tags, err = s.Tags(ctx(t), 10)
+	noErr(t, "Tags", err)
+	got := fmt.Sprint(tags)
+	top := fmt.Sprint(tags[:2])
+	if len(tags) != 4 || top != fmt.Sprint([]store.TagCount{{Tag: "xray", Count: 3}, {Tag: "yankee", Count: 2}}) {
+		t.Fatalf("Tags = %v, want xray 3, yankee 2, then extra-tag 1 and zulu 1", got)
+	}
+	rest := []string{tags[2].Tag, tags[3].Tag}
+	slices.Sort(rest)
+	if !slices.Equal(rest, []string{"extra-tag", "zulu"}) || tags[2].Count != 1 || tags[3].Count != 1 {
+		t.Fatalf("Tags = %v, want extra-tag 1 and zulu 1 last (whiskey only on a withdrawn entry)", got)
+	}
+	tags, err = s.Tags(ctx(t), 2)
+	noErr(t, "Tags with a limit", err)
+	if fmt.Sprint(tags) != top {
+		t.Fatalf("Tags(2) = %v, want %s", tags, top)
+	}
+}
+
+func testStats(t *testing.T, open Opener) {
+	s := open(t)
+	st, err := s.Stats(ctx(t))
+	noErr(t, "Stats of an empty store", err)
+	if st != (store.Stats{}) {
+		t.Fatalf("Stats of an empty store = %+v", st)
+	}
+	putText(t, s, simpleDoc("S1", "x", []string{"one", "two"}, "Body."))
+	putText(t, s, simpleDoc("S2", "x", []string{"two"}, "Body."))
+	gone := putText(t, s, simpleDoc("S3", "x", []string{"three"}, "Body."))
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), gone.Digest, "x"))
+	st, err = s.Stats(ctx(t))
+	noErr(t, "Stats", err)
+	if want := (store.Stats{Documents: 2, Withdrawn: 1, Tags: 2}); st != want {
+		t.Fatalf("Stats = %+v, want %+v", st, want)
+	}
+}
+
+func testEach(t *testing.T, open Opener) {
+	s := open(t)
+	var stored []store.Entry
+	var contents [][]byte
+	for i := range 5 {
+		nd := prepare(t, simpleDoc(fmt.Sprintf("Each %d", i), "export", []string{"each"}, "Body."))
+		stored = append(stored, put(t, s, nd))
+		contents = append(contents, nd.Document.Content)
+	}
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), stored[1].Digest, "x"))
+	stored[1] = mustGetAny(t, s, stored[1])
+
+	var seen []store.Entry
+	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error {
+		seen = append(seen, e)
+		return nil
+	}))
+	if len(seen) != len(stored) {
+		t.Fatalf("Each visited %d entries, want %d (withdrawn included)", len(seen), len(stored))
+	}
+	for i, e := range seen {
+		sameEntry(t, fmt.Sprintf("Each entry %d", i), e, stored[i])
+		if !bytes.Equal(e.Content, contents[i]) {
+			t.Fatalf("Each entry %d has other content", i)
+		}
+	}
+	stop := errors.New("stop here")
+	calls := 0
+	err := s.Each(ctx(t), func(store.Entry) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("Each after fn failed: err %v after %d calls; want fn's error after 1 call", err, calls)
+	}
+}
+
+// mustGetAny reads an entry that may be withdrawn.
+func mustGetAny(t testing.TB, s store.Store, e store.Entry) store.Entry {
+	t.Helper()
+	got, err := s.Get(ctx(t), e.Digest, false)
+	if err != nil && !errors.Is(err, store.ErrWithdrawn) {
+		t.Fatalf("Get: %v", err)
+	}
+	return got
+}
+
+func testTokens(t *testing.T, open Opener) {
+	s := open(t)
+	secretA := sha256.Sum256([]byte("secret a"))
+	secretB := sha256.Sum256([]byte("secret b"))
+	a, err := s.CreateToken(ctx(t), "ci publisher", []store.Scope{store.ScopePublish}, secretA)
+	noErr(t, "CreateToken", err)
+	if a.ID == 0 || a.Name != "ci publisher" || !slices.Equal(a.Scopes, []store.Scope{store.ScopePublish}) ||
+		a.SecretHash != secretA || a.CreatedAt.IsZero() || a.LastUsedAt != nil || a.RevokedAt != nil {
+		t.Fatalf("CreateToken returned %+v", a)
+	}
+	b, err := s.CreateToken(ctx(t), "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB)
+	noErr(t, "CreateToken", err)
+	if b.ID == a.ID {
+		t.Fatal("two tokens share an id")
+	}
+	_, err = s.CreateToken(ctx(t), "copy", []store.Scope{store.ScopePublish}, secretA)
+	wantErr(t, "CreateToken with a used secret", err, store.ErrConflict)
+
+	got, err := s.TokenBySecret(ctx(t), secretB)
+	noErr(t, "TokenBySecret", err)
+	if got.ID != b.ID || got.Name != "admin" || !slices.Equal(got.Scopes, b.Scopes) || !sameTime(got.CreatedAt, b.CreatedAt) {
+		t.Fatalf("TokenBySecret = %+v, want %+v", got, b)
+	}
+	_, err = s.TokenBySecret(ctx(t), sha256.Sum256([]byte("unknown")))
+	wantErr(t, "TokenBySecret of an unknown secret", err, store.ErrTokenUnknown)
+
+	at := time.Date(2030, 1, 2, 3, 4, 5, 678901000, time.UTC)
+	noErr(t, "TouchToken", s.TouchToken(ctx(t), a.ID, at))
+	got, err = s.TokenBySecret(ctx(t), secretA)
+	noErr(t, "TokenBySecret after TouchToken", err)
+	if got.LastUsedAt == nil || !sameTime(*got.LastUsedAt, at) {
+		t.Fatalf("LastUsedAt = %v, want %v", got.LastUsedAt, at)
+	}
+
+	noErr(t, "RevokeToken", s.RevokeToken(ctx(t), a.ID))
+	_, err = s.TokenBySecret(ctx(t), secretA)
+	wantErr(t, "TokenBySecret of a revoked token", err, store.ErrTokenUnknown)
+	wantErr(t, "RevokeToken of an unknown id", s.RevokeToken(ctx(t), a.ID+b.ID+1000), store.ErrNotFound)
+
+	list, err := s.ListTokens(ctx(t))
+	noErr(t, "ListTokens", err)
+	if len(list) != 2 {
+		t.Fatalf("ListTokens returned %d tokens, want 2 (revoked ones included)", len(list))
+	}
+	for _, tok := range list {
+		switch tok.ID {
+		case a.ID:
+			if tok.RevokedAt == nil || tok.LastUsedAt == nil || tok.Name != "ci publisher" {
+				t.Fatalf("listed revoked token = %+v", tok)
+			}
+		case b.ID:
+			if tok.RevokedAt != nil || tok.SecretHash != secretB {
+				t.Fatalf("listed token = %+v", tok)
+			}
+		default:
+			t.Fatalf("ListTokens returned an unknown token %+v", tok)
+		}
+	}
+}
