@@ -5,7 +5,10 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -18,18 +21,43 @@ type Config struct {
 	PublicURL string
 	// MaxDocumentBytes limits one document; 0 means the protocol default.
 	MaxDocumentBytes int
+	// CacheBytes bounds the in-memory cache of raw documents; 0 disables it.
+	CacheBytes int
+	// CacheTTL bounds how long a cached document is served without asking
+	// the store (so a withdrawal through another replica shows); 0 = forever.
+	CacheTTL time.Duration
+	// Upstream, when set, is asked for documents the store lacks.
+	Upstream Upstream
+	// Logger receives warnings (a lying upstream); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Upstream fetches a document the store does not have (pull-through
+// mirroring). The service verifies the bytes against the digest before
+// storing them with origin recorded; a fetch that finds nothing returns
+// store.ErrNotFound.
+type Upstream interface {
+	Fetch(ctx context.Context, d protocol.Digest) (content []byte, origin string, err error)
 }
 
 // Service is the registry's business logic.
 type Service struct {
 	store store.Store
 	cfg   Config
+	cache *rawCache
+	log   *slog.Logger
+	touchState
 }
 
 // New returns a service over a store.
 func New(s store.Store, cfg Config) *Service {
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	return &Service{store: s, cfg: cfg}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
+		touchState: touchState{touched: map[int64]time.Time{}}}
 }
 
 // Store exposes the underlying store to operations code (readiness, export).
@@ -51,26 +79,107 @@ func (s *Service) Prepare(content []byte) (protocol.Document, error) {
 
 // Publish validates, hashes and stores a document idempotently.
 func (s *Service) Publish(ctx context.Context, content []byte, tags []string, origin string) (PublishResult, error) {
-	doc, err := s.Prepare(content)
+	return s.PublishRequest(ctx, PublishRequest{Content: content, Tags: tags, Origin: origin})
+}
+
+// PublishRequest is a publish with everything a transport may add.
+type PublishRequest struct {
+	Content []byte
+	Tags    []string
+	Origin  string
+	// FallbackTitle and FallbackDescription fill metadata the document
+	// itself does not give (the paper demo sends name and description
+	// beside the text). The stored bytes are never changed.
+	FallbackTitle       string
+	FallbackDescription string
+}
+
+// PublishRequest validates, hashes and stores a document idempotently.
+func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (PublishResult, error) {
+	doc, err := s.Prepare(r.Content)
 	if err != nil {
 		return PublishResult{}, err
 	}
-	e, created, err := s.store.Put(ctx, store.NewDocument{Document: doc, ExtraTags: protocol.NormaliseTags(tags), Origin: origin})
+	applyFallbacks(&doc, r.FallbackTitle, r.FallbackDescription)
+	e, created, err := s.store.Put(ctx, store.NewDocument{Document: doc, ExtraTags: protocol.NormaliseTags(r.Tags), Origin: r.Origin})
 	if err != nil {
 		return PublishResult{}, err
 	}
 	return PublishResult{Entry: e, Created: created}, nil
 }
 
-// Get returns one entry (content on request). A withdrawn entry comes with
-// store.ErrWithdrawn.
-func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
-	return s.store.Get(ctx, d, withContent)
+// applyFallbacks fills a title/description the document lacks, dropping
+// the matching lint.
+func applyFallbacks(doc *protocol.Document, title, description string) {
+	fill := func(field *string, value string, limit int, lint string) {
+		value = strings.TrimSpace(value)
+		if *field != "" || value == "" {
+			return
+		}
+		if r := []rune(value); len(r) > limit {
+			value = string(r[:limit])
+		}
+		*field = value
+		var kept []protocol.Lint
+		for _, l := range doc.Lints {
+			if l.Code != lint {
+				kept = append(kept, l)
+			}
+		}
+		doc.Lints = kept
+	}
+	fill(&doc.Metadata.Title, title, protocol.MaxTitleRunes, protocol.LintMissingTitle)
+	fill(&doc.Metadata.Description, description, protocol.MaxDescriptionRunes, protocol.LintMissingDescription)
 }
 
-// Raw returns a document's exact bytes.
+// Get returns one entry (content on request). A withdrawn entry comes with
+// store.ErrWithdrawn. A miss is asked of the upstream, if any.
+func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+	e, err := s.store.Get(ctx, d, withContent)
+	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
+		if _, ferr := s.pull(ctx, d); ferr == nil {
+			return s.store.Get(ctx, d, withContent)
+		}
+	}
+	return e, err
+}
+
+// Raw returns a document's exact bytes, from the cache when hot. A miss is
+// asked of the upstream, if any. The returned slice must not be modified.
 func (s *Service) Raw(ctx context.Context, d protocol.Digest) ([]byte, error) {
-	return s.store.Content(ctx, d)
+	if b, ok := s.cache.get(d); ok {
+		return b, nil
+	}
+	b, err := s.store.Content(ctx, d)
+	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
+		if pulled, ferr := s.pull(ctx, d); ferr == nil {
+			b, err = pulled, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(d, b)
+	return b, nil
+}
+
+// pull fetches a missing document from the upstream, verifies it hashes to
+// d and stores it with its origin. A lying upstream is logged and treated
+// as a miss.
+func (s *Service) pull(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	content, origin, err := s.cfg.Upstream.Fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if err := protocol.Verify(content, d); err != nil {
+		s.log.Warn("upstream returned a document that does not match the requested hash; ignored",
+			"hash", d.Hex(), "origin", origin, "error", err.Error())
+		return nil, store.ErrNotFound
+	}
+	if _, err := s.Publish(ctx, content, nil, origin); err != nil {
+		return nil, err
+	}
+	return content, nil
 }
 
 // Search lists entries.
@@ -90,8 +199,13 @@ func (s *Service) Successors(ctx context.Context, d protocol.Digest) ([]store.En
 
 // Withdraw tombstones a document.
 func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
-	return s.store.Withdraw(ctx, d, reason)
+	err := s.store.Withdraw(ctx, d, reason)
+	s.cache.remove(d)
+	return err
 }
+
+// CacheSize reports the raw cache's bytes and documents (metrics).
+func (s *Service) CacheSize() (bytes, docs int) { return s.cache.size() }
 
 // Tags counts tags.
 func (s *Service) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {

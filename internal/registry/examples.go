@@ -1,0 +1,45 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+)
+
+// OriginExample marks documents imported from the built-in examples.
+const OriginExample = "example"
+
+// SeedExamples publishes every *.md file of fsys (byte for byte) when the
+// store holds no document at all, listed or withdrawn, so an operator who
+// deleted the examples never gets them back. It reports how many it added.
+func (s *Service) SeedExamples(ctx context.Context, fsys fs.FS, dir string) (int, error) {
+	st, err := s.store.Stats(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if st.Documents > 0 || st.Withdrawn > 0 {
+		return 0, nil
+	}
+	names, err := fs.Glob(fsys, path.Join(dir, "*.md"))
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(names)
+	added := 0
+	for _, name := range names {
+		content, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return added, err
+		}
+		r, err := s.Publish(ctx, content, nil, OriginExample)
+		if err != nil {
+			return added, fmt.Errorf("example %s: %w", name, err)
+		}
+		if r.Created {
+			added++
+		}
+	}
+	return added, nil
+}
