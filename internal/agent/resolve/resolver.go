@@ -1,0 +1,200 @@
+package resolve
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/agora-registry/registry/internal/agent/datauri"
+	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// DefaultMaxSources caps how many sender-supplied sources one request may
+// make us try, so a request cannot turn the agent into a fetch amplifier.
+const DefaultMaxSources = 8
+
+// ErrUnresolvable means no cache entry, source or registry produced a
+// document with the requested hash.
+var ErrUnresolvable = apperr.New(apperr.NotFound, "protocol_unresolvable", "the protocol document could not be obtained")
+
+// Resolver finds verified protocol documents.
+type Resolver struct {
+	Cache      *Cache
+	Fetcher    *safehttp.Client
+	Registries []*Registry
+	MaxBytes   int // document size limit; 0 means the protocol default
+	MaxSources int // 0 means DefaultMaxSources
+	Log        *slog.Logger
+}
+
+// Resolved is a verified document and where it came from.
+type Resolved struct {
+	Document []byte
+	Origin   string // "cache", the source URL (data: URIs shortened), or "registry <base>"
+}
+
+// Resolve returns the document whose SHA-1 is d: from the cache, else from
+// each of sources in order, else from the registries. Whatever is fetched is
+// verified (with collision detection) and cached before use.
+func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []string) (Resolved, error) {
+	if doc, ok, err := r.Cache.Get(d); err != nil {
+		r.log().Warn("cache read failed", "hash", d.Hex(), "err", err)
+	} else if ok {
+		return Resolved{Document: doc, Origin: "cache"}, nil
+	}
+	var failures []string
+	fail := func(origin string, err error) {
+		failures = append(failures, fmt.Sprintf("%s: %s", origin, errText(err)))
+		r.log().Info("protocol source failed", "hash", d.Hex(), "source", origin, "err", err)
+	}
+	max := r.MaxSources
+	if max <= 0 {
+		max = DefaultMaxSources
+	}
+	for i, src := range sources {
+		if i == max {
+			failures = append(failures, fmt.Sprintf("%d further sources ignored (limit %d)", len(sources)-max, max))
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		doc, err := r.fetchSource(ctx, src)
+		if err == nil {
+			err = r.accept(d, doc)
+		}
+		if err != nil {
+			fail(shortSource(src), err)
+			continue
+		}
+		return Resolved{Document: doc, Origin: shortSource(src)}, nil
+	}
+	for _, reg := range r.Registries {
+		if ctx.Err() != nil {
+			break
+		}
+		doc, err := r.fromRegistry(ctx, reg, d)
+		if err != nil {
+			fail("registry "+reg.Base, err)
+			continue
+		}
+		return Resolved{Document: doc, Origin: "registry " + reg.Base}, nil
+	}
+	if len(failures) == 0 {
+		failures = append(failures, "no sources given and no registry configured")
+	}
+	return Resolved{}, ErrUnresolvable.With(fmt.Sprintf("protocol %s could not be obtained (%s)", d.Hex(), strings.Join(failures, "; ")))
+}
+
+func (r *Resolver) fetchSource(ctx context.Context, src string) ([]byte, error) {
+	if datauri.IsDataURI(src) {
+		return datauri.Decode(src, r.maxBytes())
+	}
+	return r.Fetcher.Get(ctx, src, r.maxBytes())
+}
+
+// fromRegistry asks the batch-resolve API for sources, tries them, then the
+// registry's own raw URL.
+func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.Digest) ([]byte, error) {
+	results, err := reg.Resolve(ctx, []protocol.Digest{d})
+	var tried []string
+	if err == nil {
+		for _, res := range results {
+			if res.Withdrawn {
+				return nil, apperr.New(apperr.Gone, "protocol_withdrawn", "withdrawn from the registry")
+			}
+			if !res.Found {
+				return nil, apperr.New(apperr.NotFound, "protocol_not_found", "not found in the registry")
+			}
+			for _, src := range res.Sources {
+				if len(tried) == r.maxSourcesLimit() {
+					break
+				}
+				tried = append(tried, src)
+				doc, ferr := r.Fetcher.Get(ctx, src, r.maxBytes())
+				if ferr == nil && r.accept(d, doc) == nil {
+					return doc, nil
+				}
+			}
+		}
+	}
+	raw := reg.RawURL(d)
+	for _, t := range tried {
+		if t == raw {
+			return nil, fmt.Errorf("no registry source had a valid document")
+		}
+	}
+	doc, err := reg.Raw(ctx, d, r.maxBytes())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.accept(d, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// accept verifies a candidate document and caches it.
+func (r *Resolver) accept(d protocol.Digest, doc []byte) error {
+	if err := protocol.Validate(doc, r.MaxBytes); err != nil {
+		return err
+	}
+	if err := protocol.Verify(doc, d); err != nil {
+		return err
+	}
+	if err := r.Cache.Put(d, doc); err != nil {
+		r.log().Warn("cache write failed", "hash", d.Hex(), "err", err)
+	}
+	return nil
+}
+
+// Seed verifies and caches a document the operator supplied (a file named
+// in the config), returning its digest.
+func (r *Resolver) Seed(doc []byte) (protocol.Digest, error) {
+	p, err := protocol.Prepare(doc, r.MaxBytes)
+	if err != nil {
+		return protocol.Digest{}, err
+	}
+	return p.Sums.SHA1, r.Cache.Put(p.Sums.SHA1, doc)
+}
+
+func (r *Resolver) maxBytes() int {
+	if r.MaxBytes <= 0 {
+		return protocol.DefaultMaxDocumentBytes
+	}
+	return r.MaxBytes
+}
+
+func (r *Resolver) maxSourcesLimit() int {
+	if r.MaxSources <= 0 {
+		return DefaultMaxSources
+	}
+	return r.MaxSources
+}
+
+func (r *Resolver) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.Default()
+	}
+	return r.Log
+}
+
+func shortSource(src string) string {
+	if datauri.IsDataURI(src) {
+		return "data: URI"
+	}
+	if len(src) > 200 {
+		return src[:200] + "…"
+	}
+	return src
+}
+
+func errText(err error) string {
+	if e := apperr.As(err); e != nil {
+		return e.Message
+	}
+	return err.Error()
+}
