@@ -1,0 +1,59 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// unmarshalStrict decodes one JSON value, refusing unknown fields, wrong
+// types and trailing data, with a message that says what was wrong.
+func unmarshalStrict(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errBadJSON.With("the request body is empty; expected a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errBadJSON.With("invalid JSON: " + describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errBadJSON.With("invalid JSON: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends early"
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "json: unknown field ") {
+		return "unknown field " + strings.TrimPrefix(msg, "json: unknown field ")
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice", "array":
+		return "an array"
+	case "string":
+		return "a string"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return "a number"
+}

@@ -1,0 +1,28 @@
+package api
+
+import (
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// PathHash reads the hash from a route's trailing wildcard ("/…/*"). echo
+// routes on the raw path, so a Base64 '/' sent as %2F arrives escaped and is
+// unescaped here; an unescaped '/' is simply part of the wildcard. '+'
+// stays '+' (path unescaping, not query unescaping).
+func PathHash(c echo.Context) (protocol.Digest, error) {
+	raw := c.Param("*")
+	s, err := url.PathUnescape(raw)
+	if err != nil {
+		return protocol.Digest{}, protocol.ErrMalformedDigest.With("malformed hash: bad percent-escape in the path")
+	}
+	return protocol.ParseDigest(s)
+}
+
+// QueryHash reads the hash from the "id" query parameter, where a '+' may
+// have become a space (ParseDigest reads a space as '+').
+func QueryHash(c echo.Context) (protocol.Digest, error) {
+	return protocol.ParseDigest(c.QueryParam("id"))
+}

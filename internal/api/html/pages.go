@@ -1,0 +1,91 @@
+// Package html is the registry's browser interface: server-rendered pages
+// for browsing, searching, reading and publishing protocol documents. It
+// implements api.Pages; the API server mounts it and sends HTML-wanting
+// clients' errors through RenderError.
+package html
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/render"
+	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/web"
+)
+
+// Options configure the pages.
+type Options struct {
+	// CSRFSecret keys the anti-forgery tokens of forms. Replicas behind one
+	// load balancer must share it; empty means a random per-process secret.
+	CSRFSecret []byte
+	// OpenPublish lets anyone publish without a token (a private network).
+	OpenPublish bool
+	// Authenticate checks an API token typed into the publish form; nil
+	// means the service's own token check.
+	Authenticate func(ctx context.Context, secret string) (store.Token, error)
+	// SecureCookies marks cookies Secure (set it when served over HTTPS).
+	SecureCookies bool
+	// Logger receives render failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Pages serves the HTML interface.
+type Pages struct {
+	svc       *registry.Service
+	opts      Options
+	log       *slog.Logger
+	markdown  *render.Renderer
+	templates *templates
+	assets    *assets
+	csrf      *csrf
+}
+
+// New loads the templates and assets and returns the pages.
+func New(svc *registry.Service, opts Options) (*Pages, error) {
+	if svc == nil {
+		return nil, errors.New("html: a registry service is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Authenticate == nil {
+		opts.Authenticate = svc.Authenticate
+	}
+	if len(opts.CSRFSecret) == 0 {
+		opts.CSRFSecret = make([]byte, 32)
+		if _, err := rand.Read(opts.CSRFSecret); err != nil {
+			return nil, err
+		}
+	}
+	a, err := loadAssets(web.Static())
+	if err != nil {
+		return nil, err
+	}
+	t, err := loadTemplates(web.Templates(), a)
+	if err != nil {
+		return nil, err
+	}
+	return &Pages{
+		svc: svc, opts: opts, log: opts.Logger,
+		markdown:  render.New(),
+		templates: t,
+		assets:    a,
+		csrf:      newCSRF(opts.CSRFSecret, opts.SecureCookies),
+	}, nil
+}
+
+// Register adds the HTML routes. GET / is the API server's, which calls
+// Home for browsers.
+func (p *Pages) Register(e *echo.Echo) {
+	e.GET("/protocols", p.browse, securityHeaders)
+	e.GET("/protocols/*", p.protocol, securityHeaders)
+	e.GET("/publish", p.publishForm, securityHeaders)
+	e.POST("/publish", p.publish, securityHeaders)
+	e.GET("/tags", p.tags, securityHeaders)
+	e.GET("/static/*", p.static)
+}

@@ -1,0 +1,91 @@
+package api
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+// statsMaxAge bounds how stale the documents gauge may be; a scrape never
+// costs more than one count query per interval.
+const statsMaxAge = 15 * time.Second
+
+// metrics are the server's Prometheus collectors, in a registry of their
+// own (several servers can live in one process, e.g. in tests).
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	publishes *prometheus.CounterVec
+
+	svc       *registry.Service
+	statsMu   sync.Mutex
+	statsAt   time.Time
+	documents float64
+}
+
+func newMetrics(svc *registry.Service) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry(), svc: svc}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "registry_http_requests_total", Help: "HTTP requests by route, method and status.",
+	}, []string{"route", "method", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "registry_http_request_duration_seconds", Help: "HTTP request latency by route and method.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+	}, []string{"route", "method"})
+	m.publishes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "registry_publishes_total", Help: "Successful publishes, by whether the document was new.",
+	}, []string{"result"})
+	documents := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "registry_documents", Help: "Listed (not withdrawn) documents stored.",
+	}, m.documentCount)
+	cacheBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "registry_raw_cache_bytes", Help: "Bytes held by the raw-document cache.",
+	}, func() float64 { b, _ := svc.CacheSize(); return float64(b) })
+	m.reg.MustRegister(m.requests, m.latency, m.publishes, documents, cacheBytes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) observe(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+func (m *metrics) published(created bool) {
+	result := "existing"
+	if created {
+		result = "created"
+	}
+	m.publishes.WithLabelValues(result).Inc()
+}
+
+// documentCount serves the gauge from a cached Stats; on a store error the
+// last known value stays.
+func (m *metrics) documentCount() float64 {
+	m.statsMu.Lock()
+	defer m.statsMu.Unlock()
+	if time.Since(m.statsAt) < statsMaxAge {
+		return m.documents
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if st, err := m.svc.Stats(ctx); err == nil {
+		m.documents = float64(st.Documents)
+	}
+	m.statsAt = time.Now()
+	return m.documents
+}
+
+func (s *Server) metricsHandler() echo.HandlerFunc {
+	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	return echo.WrapHandler(h)
+}

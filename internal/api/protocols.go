@@ -1,0 +1,197 @@
+package api
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Limits of the JSON API beyond those of the store.
+const (
+	maxReasonRunes = 500
+	maxTagsLimit   = 1000
+)
+
+// publishJSON is the JSON form of a publish.
+type publishJSON struct {
+	Content *string  `json:"content"`
+	Tags    []string `json:"tags"`
+}
+
+// decodePublish reads a publish body: the raw document (text/markdown,
+// text/plain, or no type) or JSON {"content","tags"}.
+func decodePublish(c echo.Context) (registry.PublishRequest, error) {
+	body, err := readBody(c)
+	if err != nil {
+		return registry.PublishRequest{}, err
+	}
+	return parsePublishBody(c.Request().Header.Get(echo.HeaderContentType), body)
+}
+
+// parsePublishBody is the decoder proper (fuzzed).
+func parsePublishBody(contentType string, body []byte) (registry.PublishRequest, error) {
+	mt := ""
+	if contentType != "" {
+		var err error
+		if mt, _, err = mime.ParseMediaType(contentType); err != nil {
+			return registry.PublishRequest{}, errUnsupportedMedia
+		}
+	}
+	switch mt {
+	case "", "text/markdown", "text/plain", "text/x-markdown":
+		return registry.PublishRequest{Content: body}, nil
+	case "application/json":
+		var p publishJSON
+		if err := unmarshalStrict(body, &p); err != nil {
+			return registry.PublishRequest{}, err
+		}
+		if p.Content == nil {
+			return registry.PublishRequest{}, errBadJSON.With(`the JSON needs a "content" string holding the document`)
+		}
+		return registry.PublishRequest{Content: []byte(*p.Content), Tags: p.Tags}, nil
+	}
+	return registry.PublishRequest{}, errUnsupportedMedia
+}
+
+func (s *Server) publishProtocol(c echo.Context) error {
+	req, err := decodePublish(c)
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.PublishRequest(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	s.metrics.published(res.Created)
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/protocols/"+res.Entry.Digest.Hex())
+	return writeJSON(c, status, protocolView(s.svc, res.Entry))
+}
+
+func (s *Server) getProtocol(c echo.Context) error {
+	d, err := PathHash(c)
+	if err != nil {
+		return err
+	}
+	withContent := c.QueryParam("content") == "1" || c.QueryParam("content") == "true"
+	e, err := s.svc.Get(c.Request().Context(), d, withContent)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, protocolView(s.svc, e))
+}
+
+// SearchResult is the JSON page of a browse or search.
+type SearchResult struct {
+	Items      []ProtocolView `json:"items"`
+	NextCursor *string        `json:"nextCursor"`
+}
+
+func (s *Server) searchProtocols(c echo.Context) error {
+	q, err := searchQuery(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.svc.Search(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	out := SearchResult{Items: make([]ProtocolView, 0, len(page.Entries))}
+	for _, e := range page.Entries {
+		out.Items = append(out.Items, protocolView(s.svc, e))
+	}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+// searchQuery reads ?q=&tag=…&sort=&limit=&cursor=; the store's
+// Query.Normalize does the rest of the validation.
+func searchQuery(c echo.Context) (store.Query, error) {
+	qp := c.QueryParams()
+	q := store.Query{Text: qp.Get("q"), Tags: qp["tag"], Sort: store.Sort(qp.Get("sort")), Cursor: qp.Get("cursor")}
+	if l := qp.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			return q, apperr.New(apperr.Invalid, "invalid_limit", "limit must be a positive integer")
+		}
+		q.Limit = n
+	}
+	return q.Normalize()
+}
+
+type withdrawJSON struct {
+	Reason string `json:"reason"`
+}
+
+func (s *Server) withdrawProtocol(c echo.Context) error {
+	d, err := PathHash(c)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var w withdrawJSON
+	if len(body) > 0 {
+		if err := unmarshalStrict(body, &w); err != nil {
+			return err
+		}
+	}
+	if utf8.RuneCountInString(w.Reason) > maxReasonRunes || !utf8.ValidString(w.Reason) {
+		return apperr.Newf(apperr.Invalid, "invalid_reason", "the reason must be valid UTF-8 of at most %d characters", maxReasonRunes)
+	}
+	if err := s.svc.Withdraw(c.Request().Context(), d, w.Reason); err != nil {
+		return err
+	}
+	s.log.Info("protocol withdrawn", "requestId", RequestID(c), "hash", d.Hex())
+	return c.NoContent(http.StatusNoContent)
+}
+
+// TagView is one tag with its count.
+type TagView struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}
+
+func (s *Server) tags(c echo.Context) error {
+	limit := 100
+	if l := c.QueryParam("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			return apperr.New(apperr.Invalid, "invalid_limit", "limit must be a positive integer")
+		}
+		limit = min(n, maxTagsLimit)
+	}
+	tcs, err := s.svc.Tags(c.Request().Context(), limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Tags []TagView `json:"tags"`
+	}{Tags: make([]TagView, 0, len(tcs))}
+	for _, t := range tcs {
+		out.Tags = append(out.Tags, TagView{Tag: t.Tag, Count: t.Count})
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) stats(c echo.Context) error {
+	st, err := s.svc.Stats(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, map[string]int{"documents": st.Documents, "withdrawn": st.Withdrawn, "tags": st.Tags})
+}

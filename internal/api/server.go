@@ -1,0 +1,166 @@
+// Package api is the registry's HTTP surface except the HTML pages: raw
+// documents for protocolSources, the JSON API under /api/v1, the paper
+// demo's protocol-DB endpoints, operations endpoints, and the middleware
+// every route shares (request ids, logs, metrics, limits, auth, errors).
+// Handlers stay thin: they decode, call registry.Service, encode.
+package api
+
+import (
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+// Pages is the HTML interface, written in internal/api/html. When set, the
+// server hands it the browser-facing routes and HTML error pages.
+type Pages interface {
+	// Register adds the HTML routes (/protocols, /protocols/{hash},
+	// /publish, /tags, /static/*).
+	Register(e *echo.Echo)
+	// Home answers GET / for clients that prefer HTML.
+	Home(c echo.Context) error
+	// RenderError renders an error page for HTML-wanting requests outside
+	// the machine paths (/api/, /protocol, …).
+	RenderError(c echo.Context, status int, code, message string) error
+}
+
+// Config is the server's deployment settings. Zero values get the defaults
+// noted beside each field.
+type Config struct {
+	Logger       *slog.Logger // nil: slog.Default()
+	MaxBodyBytes int64        // 0: DefaultMaxBodyBytes
+	// TrustedProxies are the peers whose X-Forwarded-For is believed. With
+	// none, the TCP peer is the client: X-Forwarded-For is ignored, so it
+	// cannot be forged to dodge rate limits.
+	TrustedProxies []netip.Prefix
+
+	// HTTP server timeouts (Run); zero values get the defaults below.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	MaxHeaderBytes    int
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes      = 3 << 20
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultShutdownTimeout   = 15 * time.Second
+	DefaultMaxHeaderBytes    = 64 << 10
+)
+
+// Server is the registry's HTTP server.
+type Server struct {
+	echo    *echo.Echo
+	svc     *registry.Service
+	cfg     Config
+	log     *slog.Logger
+	pages   Pages
+	auth    *Authenticator
+	limit   *RateLimiter // every request
+	publish *RateLimiter // publishes
+	metrics *metrics
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithPages adds the HTML pages.
+func WithPages(p Pages) Option { return func(s *Server) { s.pages = p } }
+
+// WithAuthenticator sets who may publish and withdraw; without it nobody
+// can (no token is accepted).
+func WithAuthenticator(a *Authenticator) Option { return func(s *Server) { s.auth = a } }
+
+// WithRateLimit limits every request per client (nil: unlimited).
+func WithRateLimit(l *RateLimiter) Option { return func(s *Server) { s.limit = l } }
+
+// WithPublishRateLimit limits publishes per client (nil: unlimited).
+func WithPublishRateLimit(l *RateLimiter) Option { return func(s *Server) { s.publish = l } }
+
+// New builds the server and its routes.
+func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
+	cfg = withDefaults(cfg)
+	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.auth == nil {
+		s.auth = NewAuthenticator(svc, false)
+	}
+	s.metrics = newMetrics(svc)
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.requestID, s.observe, s.recoverPanics, s.rateLimit, s.limitBody)
+	s.echo = e
+	s.routes()
+	if s.pages != nil {
+		s.pages.Register(e)
+	}
+	return s
+}
+
+func withDefaults(c Config) Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&c.ReadTimeout, DefaultReadTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return c
+}
+
+// Echo exposes the router (tests, embedding).
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+func (s *Server) routes() {
+	e := s.echo
+	// Raw documents. The wildcard takes the rest of the path, so a Base64
+	// hash works whether its '/' arrives escaped (%2F, kept by echo since it
+	// routes on the raw path) or not.
+	e.GET("/protocol/*", s.rawByPath)
+	e.HEAD("/protocol/*", s.rawByPath)
+	e.GET("/protocol", s.rawByQuery)
+	e.HEAD("/protocol", s.rawByQuery)
+	e.GET("/metadata", s.demoMetadata)
+
+	e.GET("/", s.home)
+	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
+
+	v1 := e.Group("/api/v1")
+	v1.POST("/protocols", s.publishProtocol, s.requireScope("publish"), s.publishLimit)
+	v1.GET("/protocols", s.searchProtocols)
+	v1.GET("/protocols/*", s.getProtocol)
+	v1.DELETE("/protocols/*", s.withdrawProtocol, s.requireScope("admin"))
+	v1.POST("/resolve", s.resolve)
+	v1.GET("/tags", s.tags)
+	v1.GET("/stats", s.stats)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", s.metricsHandler())
+}

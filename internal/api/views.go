@@ -1,0 +1,62 @@
+package api
+
+import (
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// ProtocolView is the JSON form of one entry. The digest spellings are
+// plain strings ("hex", "base64"), which scripts rely on.
+type ProtocolView struct {
+	Hex           string          `json:"hex"`
+	Base64        string          `json:"base64"`
+	Title         string          `json:"title"`
+	Description   string          `json:"description"`
+	Tags          []string        `json:"tags"`
+	Multiround    bool            `json:"multiround"`
+	Version       string          `json:"version,omitempty"`
+	Supersedes    string          `json:"supersedes,omitempty"`
+	Authors       []string        `json:"authors,omitempty"`
+	License       string          `json:"license,omitempty"`
+	Size          int             `json:"size"`
+	CreatedAt     time.Time       `json:"createdAt"`
+	Origin        string          `json:"origin"`
+	Lints         []protocol.Lint `json:"lints"`
+	Sources       []string        `json:"sources"`
+	HTMLURL       string          `json:"htmlUrl"`
+	SDKCompatible bool            `json:"sdkCompatible"`
+	Content       *string         `json:"content,omitempty"`
+}
+
+func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
+	m := e.Metadata
+	v := ProtocolView{
+		Hex: e.Digest.Hex(), Base64: e.Digest.Base64(),
+		Title: m.Title, Description: m.Description, Tags: nonNil(m.Tags), Multiround: m.Multiround,
+		Version: m.Version, Authors: m.Authors, License: m.License,
+		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin,
+		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
+		SDKCompatible: m.FrontMatter,
+	}
+	if v.Lints == nil {
+		v.Lints = []protocol.Lint{}
+	}
+	if m.Supersedes != nil {
+		v.Supersedes = m.Supersedes.Hex()
+	}
+	if e.Content != nil {
+		s := string(e.Content)
+		v.Content = &s
+	}
+	return v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
