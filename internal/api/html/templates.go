@@ -26,6 +26,7 @@ type templates struct {
 func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 	funcs := template.FuncMap{
 		"static":    a.url,
+		"tagURL":    tagURL,
 		"shortHash": func(hex string) string { return hex[:min(12, len(hex))] },
 		"date":      func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },

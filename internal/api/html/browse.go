@@ -1,0 +1,210 @@
+package html
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Limits of the browse pages.
+const (
+	homeRecent   = 8
+	homeTags     = 24
+	browseTags   = 30
+	tagsPageTags = 500
+)
+
+type homePage struct {
+	base
+	Stats  store.Stats
+	Recent []store.Entry
+	Tags   []store.TagCount
+}
+
+// Home answers GET / for browsers: a search box, the newest protocols and
+// the popular tags.
+func (p *Pages) Home(c echo.Context) error {
+	setSecurityHeaders(c)
+	ctx := c.Request().Context()
+	stats, err := p.svc.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	recent, err := p.svc.Search(ctx, store.Query{Sort: store.SortNewest, Limit: homeRecent})
+	if err != nil {
+		return err
+	}
+	tags, err := p.svc.Tags(ctx, homeTags)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Add("Vary", "Accept")
+	return p.render(c, http.StatusOK, "home", homePage{base: base{Nav: "home"}, Stats: stats, Recent: recent.Entries, Tags: tags})
+}
+
+type browsePage struct {
+	base
+	Sort     string
+	Tags     []tagFilter // the active tag filters
+	Entries  []store.Entry
+	Popular  []tagLink // tags to narrow the search by, minus the active ones
+	Sorts    []sortOption
+	NextURL  string
+	FirstURL string // set when this is not the first page
+	AllURL   string // the same search without tag filters
+	Error    string // a problem with the query, shown above the results
+}
+
+type tagFilter struct {
+	Tag       string
+	RemoveURL string
+}
+
+type tagLink struct {
+	Tag   string
+	Count int
+	URL   string
+}
+
+type sortOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// browse answers GET /protocols: listing, full-text search, tag filters,
+// sort and keyset pagination.
+func (p *Pages) browse(c echo.Context) error {
+	ctx := c.Request().Context()
+	params := c.QueryParams()
+	q := store.Query{
+		Text:   strings.TrimSpace(params.Get("q")),
+		Tags:   nonEmpty(params["tag"]),
+		Sort:   store.Sort(params.Get("sort")),
+		Cursor: params.Get("cursor"),
+	}
+	page := browsePage{base: base{Title: "Browse protocols", Nav: "browse", Query: q.Text}, Sort: string(q.Sort)}
+	if q.Text != "" {
+		page.Title = "Search: " + q.Text
+	}
+	status := http.StatusOK
+	norm, err := q.Normalize()
+	if err == nil {
+		var res store.Page
+		res, err = p.svc.Search(ctx, norm)
+		page.Entries = res.Entries
+		if res.NextCursor != "" {
+			page.NextURL = browseURL(q.Text, norm.Tags, q.Sort, res.NextCursor)
+		}
+		q = norm
+	}
+	if err != nil {
+		ae := apperr.As(err)
+		if ae == nil || ae.Kind != apperr.Invalid {
+			return err
+		}
+		// A bad query is the user's to fix: show why beside the search box.
+		status, page.Error = http.StatusBadRequest, ae.Message
+	}
+	if q.Cursor != "" {
+		page.FirstURL = browseURL(q.Text, q.Tags, store.Sort(params.Get("sort")), "")
+	}
+	for _, t := range q.Tags {
+		page.Tags = append(page.Tags, tagFilter{Tag: t, RemoveURL: browseURL(q.Text, without(q.Tags, t), store.Sort(params.Get("sort")), "")})
+	}
+	if len(q.Tags) > 0 {
+		page.AllURL = browseURL(q.Text, nil, store.Sort(params.Get("sort")), "")
+	}
+	page.Sorts = sortOptions(params.Get("sort"), q.Text != "")
+	if popular, err := p.svc.Tags(ctx, browseTags); err == nil {
+		for _, t := range popular {
+			if !contains(q.Tags, t.Tag) && len(q.Tags) < store.MaxFilterTags {
+				page.Popular = append(page.Popular, tagLink{Tag: t.Tag, Count: t.Count,
+					URL: browseURL(q.Text, append(append([]string{}, q.Tags...), t.Tag), store.Sort(params.Get("sort")), "")})
+			}
+		}
+	}
+	return p.render(c, status, "browse", page)
+}
+
+type tagsPage struct {
+	base
+	Tags []store.TagCount
+}
+
+// tags answers GET /tags: every tag in use, most used first.
+func (p *Pages) tags(c echo.Context) error {
+	tags, err := p.svc.Tags(c.Request().Context(), tagsPageTags)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, "tags", tagsPage{base: base{Title: "Tags", Nav: "tags"}, Tags: tags})
+}
+
+// browseURL builds a /protocols link that keeps a search's parameters.
+func browseURL(text string, tags []string, sort store.Sort, cursor string) string {
+	v := url.Values{}
+	if text != "" {
+		v.Set("q", text)
+	}
+	for _, t := range tags {
+		v.Add("tag", t)
+	}
+	if sort != "" {
+		v.Set("sort", string(sort))
+	}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if len(v) == 0 {
+		return "/protocols"
+	}
+	return "/protocols?" + v.Encode()
+}
+
+// tagURL links to the protocols carrying one tag; templates use it.
+func tagURL(tag string) string { return browseURL("", []string{tag}, "", "") }
+
+func sortOptions(current string, hasText bool) []sortOption {
+	opts := []sortOption{{Value: "", Label: "Best match"}, {Value: "newest", Label: "Newest"}, {Value: "name", Label: "Name"}}
+	if !hasText {
+		opts[0].Label = "Default (newest)"
+	}
+	for i := range opts {
+		opts[i].Selected = opts[i].Value == current
+	}
+	return opts
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func without(ss []string, drop string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != drop {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+package html
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+type errorPage struct {
+	base
+	Status  int
+	Code    string
+	Message string
+	Hint    string
+}
+
+// RenderError renders the HTML error page the API's error handler asks
+// for. message is already safe to show (classified by the API).
+func (p *Pages) RenderError(c echo.Context, status int, code, message string) error {
+	page := errorPage{base: base{Title: http.StatusText(status)}, Status: status, Code: code, Message: message}
+	switch status {
+	case http.StatusNotFound:
+		page.Title = "Not found"
+		page.Hint = "The link may be mistyped, or the protocol was never published here. Search for it by its title or a word from its description."
+	case http.StatusGone:
+		page.Title = "Protocol withdrawn"
+		page.Hint = "It is no longer listed or served. A newer version may exist: search for it."
+	case http.StatusBadRequest:
+		page.Hint = "A protocol hash is 40 hexadecimal characters or 28 Base64 characters ending in '='."
+	case http.StatusServiceUnavailable:
+		page.Hint = "The registry cannot reach its database right now. Try again in a few seconds."
+	}
+	if page.Title == "" {
+		page.Title = "Error"
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return p.render(c, status, "error", page)
+}

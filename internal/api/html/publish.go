@@ -1,0 +1,196 @@
+package html
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// maxTagsField caps the free-text tags field of the form.
+const maxTagsField = 2000
+
+type publishPage struct {
+	base
+	CSRF        string
+	OpenPublish bool
+	Content     string // always echoed back, so an error never loses text
+	TagsField   string
+	Error       string
+	ErrorField  string // which field Error is about: "content", "token" or ""
+	Preview     *preview
+}
+
+type preview struct {
+	Hex, Base64 string
+	Size        int
+	Metadata    protocol.Metadata
+	Lints       []protocol.Lint
+	Rendered    template.HTML
+}
+
+// publishForm answers GET /publish.
+func (p *Pages) publishForm(c echo.Context) error {
+	page, err := p.newPublishPage(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return p.render(c, http.StatusOK, "publish", page)
+}
+
+func (p *Pages) newPublishPage(c echo.Context) (publishPage, error) {
+	tok, err := p.csrf.token(c)
+	if err != nil {
+		return publishPage{}, err
+	}
+	return publishPage{base: base{Title: "Publish a protocol", Nav: "publish"}, CSRF: tok, OpenPublish: p.opts.OpenPublish}, nil
+}
+
+// publish answers POST /publish: action=preview shows what would be
+// stored; action=publish stores it and redirects to its page. Every
+// failure re-renders the form with the user's text in it.
+func (p *Pages) publish(c echo.Context) error {
+	page, err := p.newPublishPage(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	content, fromFile, err := p.submittedContent(c)
+	page.Content = content
+	page.TagsField = c.FormValue("tags")
+	if len(page.TagsField) > maxTagsField {
+		page.TagsField = page.TagsField[:maxTagsField]
+	}
+	show := func(status int, field, msg string) error {
+		page.Error, page.ErrorField = msg, field
+		return p.render(c, status, "publish", page)
+	}
+	fail := func(field string, err error) error {
+		status, _, msg := api.Classify(err)
+		if status >= http.StatusInternalServerError {
+			p.log.Error("publish form failed", "status", status, "error", err)
+		}
+		return show(status, field, msg)
+	}
+	if err != nil {
+		return fail("content", err)
+	}
+	if !p.csrf.valid(c) {
+		return show(http.StatusForbidden, "", "This form expired or came from another site. Nothing was published; check the text and submit again.")
+	}
+	if content == "" {
+		return show(http.StatusBadRequest, "content", "Paste a protocol document or choose a file to upload.")
+	}
+	doc, err := p.svc.Prepare([]byte(content))
+	if err != nil {
+		return fail("content", err)
+	}
+	if c.FormValue("action") != "publish" {
+		rendered, err := p.markdown.Document(doc.Content)
+		if err != nil {
+			return err
+		}
+		page.Preview = &preview{
+			Hex: doc.Sums.SHA1.Hex(), Base64: doc.Sums.SHA1.Base64(), Size: len(doc.Content),
+			Metadata: doc.Metadata, Lints: doc.Lints, Rendered: template.HTML(rendered),
+		}
+		page.Preview.Metadata.Tags = mergeTags(doc.Metadata.Tags, splitTags(page.TagsField))
+		if fromFile {
+			page.Title = "Preview of the uploaded file"
+		}
+		return p.render(c, http.StatusOK, "publish", page)
+	}
+	if err := p.authorise(c); err != nil {
+		return fail("token", err)
+	}
+	res, err := p.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
+		Content: []byte(content), Tags: splitTags(page.TagsField),
+	})
+	if err != nil {
+		return fail("content", err)
+	}
+	state := "existing"
+	if res.Created {
+		state = "new"
+	}
+	return c.Redirect(http.StatusSeeOther, "/protocols/"+res.Entry.Digest.Hex()+"?published="+state)
+}
+
+// submittedContent reads the document from the uploaded file when one was
+// chosen, else from the text area. Browsers send a text area's line breaks
+// as CRLF whatever was pasted, so pasted text is converted back to LF;
+// an uploaded file is taken byte for byte.
+func (p *Pages) submittedContent(c echo.Context) (content string, fromFile bool, err error) {
+	limit := p.svc.Config().MaxDocumentBytes
+	if limit <= 0 {
+		limit = protocol.DefaultMaxDocumentBytes
+	}
+	text := strings.ReplaceAll(c.FormValue("content"), "\r\n", "\n")
+	fh, ferr := c.FormFile("file")
+	if ferr != nil || fh.Size == 0 {
+		if ferr != nil && !errors.Is(ferr, http.ErrMissingFile) {
+			return text, false, protocol.ErrEmptyDocument.With("the uploaded file could not be read: " + ferr.Error())
+		}
+		return text, false, nil
+	}
+	if fh.Size > int64(limit) {
+		return text, false, protocol.ErrDocumentTooLarge.With(fmt.Sprintf("the file is %d bytes; the limit is %d", fh.Size, limit))
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return text, false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return text, false, err
+	}
+	if err := protocol.Validate(b, limit); err != nil {
+		// The bytes cannot be shown in a text area; keep the pasted text.
+		return text, false, err
+	}
+	return string(b), true, nil
+}
+
+// authorise checks the form's token unless publishing is open. A token
+// that is given is always checked, so a revoked one never silently works.
+func (p *Pages) authorise(c echo.Context) error {
+	secret := strings.TrimSpace(c.FormValue("token"))
+	if secret == "" {
+		if p.opts.OpenPublish {
+			return nil
+		}
+		return apperr.New(apperr.Unauthenticated, "missing_token", "Publishing on this registry needs an API token with the publish scope.")
+	}
+	tok, err := p.opts.Authenticate(c.Request().Context(), secret)
+	if err != nil {
+		if errors.Is(err, store.ErrTokenUnknown) {
+			return store.ErrTokenUnknown.With("This API token is unknown or revoked.")
+		}
+		return err
+	}
+	if !tok.Has(store.ScopePublish) {
+		return apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
+	}
+	return nil
+}
+
+// splitTags reads the form's tags: words separated by commas or spaces.
+func splitTags(field string) []string {
+	return protocol.NormaliseTags(strings.FieldsFunc(field, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }))
+}
+
+func mergeTags(a, b []string) []string {
+	return protocol.NormaliseTags(append(append([]string{}, a...), b...))
+}
