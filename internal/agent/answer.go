@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/agora-registry/registry/internal/apperr"
+)
+
+// Answer statuses, as the seed spec names them.
+const (
+	StatusSuccess  = "success"
+	StatusFailure  = "failure"
+	StatusRejected = "rejected"
+)
+
+// Answer is the agent's reply. Body is always present (the SDK's sender
+// raises on a missing body); Error and Code explain failure and rejected.
+type Answer struct {
+	Status         string `json:"status"`
+	Body           string `json:"body"`
+	Error          string `json:"error,omitempty"`
+	Code           string `json:"code,omitempty"`
+	ConversationID string `json:"conversationId,omitempty"`
+}
+
+func success(body string) Answer { return Answer{Status: StatusSuccess, Body: body} }
+
+func failure(err error) Answer { return withError(StatusFailure, err) }
+
+func rejected(err error) Answer { return withError(StatusRejected, err) }
+
+func withError(status string, err error) Answer {
+	a := Answer{Status: status}
+	if e := apperr.As(err); e != nil {
+		a.Error, a.Code = e.Message, e.Code
+	} else {
+		a.Error, a.Code = err.Error(), "internal"
+	}
+	return a
+}
+
+// writeAnswer always answers HTTP 200: Agora carries the outcome in status.
+func writeAnswer(w http.ResponseWriter, a Answer) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(a)
+}

@@ -1,0 +1,220 @@
+// Package agent is the reference Agora agent: it receives transactions,
+// resolves and verifies protocol documents, answers them with routines,
+// publishes /.wellknown, keeps multi-round conversations, and sends
+// transactions to other agents.
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// Config is the agent's configuration, read from YAML (see
+// examples/agent.yaml) and then overridden by AGENT_* variables and flags.
+type Config struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Kinds       []string `yaml:"kinds"` // kinds of protocols usually supported, shown in _meta
+	Addr        string   `yaml:"addr"`
+	CacheDir    string   `yaml:"cacheDir"`
+	// Registries are trusted base URLs, asked when the sender's sources fail
+	// and used for the sources this agent advertises. Their host:port is
+	// added to the fetch allow-list automatically.
+	Registries []string `yaml:"registries"`
+	// Allow opens the SSRF guard: CIDRs, IPs, host names or host:port.
+	Allow         []string           `yaml:"allow"`
+	Limits        Limits             `yaml:"limits"`
+	Conversations ConversationLimits `yaml:"conversations"`
+	LLM           LLMConfig          `yaml:"llm"`
+	Protocols     []ProtocolConfig   `yaml:"protocols"`
+	Unsupported   []string           `yaml:"unsupported"` // explicitly unsupported hashes: rejected without any fetch
+	LogLevel      string             `yaml:"logLevel"`
+	baseDir       string             // directory of the config file, for relative paths
+}
+
+// Limits bound everything the agent does on behalf of a stranger.
+type Limits struct {
+	MaxRequestBytes  int           `yaml:"maxRequestBytes"`  // request body; default 1 MiB
+	MaxDocumentBytes int           `yaml:"maxDocumentBytes"` // protocol document; default 1 MiB
+	MaxSources       int           `yaml:"maxSources"`       // sources tried per request; default 8
+	FetchTimeout     time.Duration `yaml:"fetchTimeout"`     // one fetch incl. redirects; default 10s
+	MaxRedirects     int           `yaml:"maxRedirects"`     // default 3
+	RequestTimeout   time.Duration `yaml:"requestTimeout"`   // whole transaction; default 90s
+}
+
+// ConversationLimits bound multi-round state.
+type ConversationLimits struct {
+	Max        int           `yaml:"max"`        // open at once; default 1000
+	IdleExpiry time.Duration `yaml:"idleExpiry"` // default 10m
+	MaxTurns   int           `yaml:"maxTurns"`   // history kept per conversation; default 50
+}
+
+// LLMConfig points at an OpenAI-compatible endpoint; empty BaseURL means none.
+type LLMConfig struct {
+	BaseURL   string        `yaml:"baseURL"` // e.g. http://127.0.0.1:11434/v1
+	Model     string        `yaml:"model"`
+	APIKeyEnv string        `yaml:"apiKeyEnv"` // variable holding the key; default AGENT_LLM_API_KEY
+	Timeout   time.Duration `yaml:"timeout"`
+}
+
+// ProtocolConfig maps one protocol to a routine.
+type ProtocolConfig struct {
+	Hash     string        `yaml:"hash"`     // either spelling; may be omitted when document is given
+	Document string        `yaml:"document"` // local file with the document, seeded into the cache
+	Sources  []string      `yaml:"sources"`  // advertised in /.wellknown; default: registry raw URLs
+	Routine  RoutineConfig `yaml:"routine"`
+}
+
+// RoutineConfig names exactly one routine.
+type RoutineConfig struct {
+	Builtin string      `yaml:"builtin"` // "weather"
+	Exec    *ExecConfig `yaml:"exec"`
+	HTTP    *HTTPConfig `yaml:"http"`
+	LLM     bool        `yaml:"llm"` // answer with the configured LLM
+}
+
+// ExecConfig runs a command: body on stdin, answer on stdout.
+type ExecConfig struct {
+	Command        string        `yaml:"command"`
+	Args           []string      `yaml:"args"`
+	Dir            string        `yaml:"dir"`
+	Env            []string      `yaml:"env"`
+	Timeout        time.Duration `yaml:"timeout"`        // default 10s
+	MaxOutputBytes int           `yaml:"maxOutputBytes"` // default 1 MiB
+}
+
+// HTTPConfig forwards the body to a URL.
+type HTTPConfig struct {
+	URL              string        `yaml:"url"`
+	Timeout          time.Duration `yaml:"timeout"`          // default 10s
+	MaxResponseBytes int           `yaml:"maxResponseBytes"` // default 1 MiB
+}
+
+// Defaults.
+const (
+	DefaultAddr            = "127.0.0.1:8081"
+	DefaultName            = "agora-agent"
+	DefaultCacheDir        = "agent-cache"
+	DefaultMaxRequestBytes = 1 << 20
+	DefaultRequestTimeout  = 90 * time.Second
+	DefaultMaxConvs        = 1000
+	DefaultIdleExpiry      = 10 * time.Minute
+	DefaultMaxTurns        = 50
+	DefaultLLMKeyEnv       = "AGENT_LLM_API_KEY"
+)
+
+// LoadConfig reads a YAML config file; unknown keys are an error, so typos
+// do not silently change behaviour.
+func LoadConfig(path string) (Config, error) {
+	var c Config
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("reading config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return c, err
+	}
+	c.baseDir = abs
+	return c, nil
+}
+
+// ApplyEnv overrides the config from AGENT_* variables (getenv is
+// os.Getenv outside tests).
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	set := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	list := func(name string, dst *[]string) {
+		if v := getenv(name); v != "" {
+			*dst = splitList(v)
+		}
+	}
+	set("AGENT_ADDR", &c.Addr)
+	set("AGENT_NAME", &c.Name)
+	set("AGENT_CACHE_DIR", &c.CacheDir)
+	set("AGENT_LOG_LEVEL", &c.LogLevel)
+	list("AGENT_REGISTRIES", &c.Registries)
+	list("AGENT_ALLOW", &c.Allow)
+	set("AGENT_LLM_BASE_URL", &c.LLM.BaseURL)
+	set("AGENT_LLM_MODEL", &c.LLM.Model)
+	if v := getenv("AGENT_MAX_REQUEST_BYTES"); v != "" {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err != nil || n <= 0 {
+			return fmt.Errorf("AGENT_MAX_REQUEST_BYTES=%q is not a positive number", v)
+		}
+		c.Limits.MaxRequestBytes = n
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// withDefaults fills every zero limit.
+func (c Config) withDefaults() Config {
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	if c.Addr == "" {
+		c.Addr = DefaultAddr
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = DefaultCacheDir
+	}
+	if c.Limits.MaxRequestBytes <= 0 {
+		c.Limits.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.Limits.MaxDocumentBytes <= 0 {
+		c.Limits.MaxDocumentBytes = protocol.DefaultMaxDocumentBytes
+	}
+	if c.Limits.RequestTimeout <= 0 {
+		c.Limits.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.Conversations.Max <= 0 {
+		c.Conversations.Max = DefaultMaxConvs
+	}
+	if c.Conversations.IdleExpiry <= 0 {
+		c.Conversations.IdleExpiry = DefaultIdleExpiry
+	}
+	if c.Conversations.MaxTurns <= 0 {
+		c.Conversations.MaxTurns = DefaultMaxTurns
+	}
+	if c.LLM.APIKeyEnv == "" {
+		c.LLM.APIKeyEnv = DefaultLLMKeyEnv
+	}
+	for i, r := range c.Registries {
+		c.Registries[i] = strings.TrimRight(r, "/")
+	}
+	return c
+}
+
+// path resolves a path from the config file relative to its directory.
+func (c Config) path(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.baseDir == "" {
+		return p
+	}
+	return filepath.Join(c.baseDir, p)
+}

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/agora-registry/registry/internal/agent/routine"
+	"github.com/agora-registry/registry/internal/apperr"
+)
+
+// Outcome errors, with stable codes.
+var (
+	ErrExplicitlyUnsupported = apperr.New(apperr.Forbidden, "explicitly_unsupported", "this agent explicitly does not support the protocol (see _unsupported in /.wellknown)")
+	ErrUnsupported           = apperr.New(apperr.NotFound, "unsupported_protocol", "this agent does not support the protocol (see /.wellknown for those it does)")
+	ErrRoutinePanicked       = apperr.New(apperr.Internal, "routine_panicked", "the routine crashed")
+)
+
+func (a *Agent) handleTransaction(w http.ResponseWriter, r *http.Request) {
+	raw, err := a.readBody(w, r)
+	if err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	t, err := DecodeTransaction(raw)
+	if err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.Limits.RequestTimeout)
+	defer cancel()
+	writeAnswer(w, a.Handle(ctx, t))
+}
+
+func (a *Agent) handleFollowUp(w http.ResponseWriter, r *http.Request) {
+	conv, err := a.convs.Get(r.PathValue("id"))
+	if err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	raw, err := a.readBody(w, r)
+	if err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	body, err := DecodeFollowUp(raw)
+	if err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.Limits.RequestTimeout)
+	defer cancel()
+	writeAnswer(w, a.turn(ctx, conv, body))
+}
+
+func (a *Agent) handleEnd(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := a.convs.End(id); err != nil {
+		writeAnswer(w, rejected(err))
+		return
+	}
+	writeAnswer(w, Answer{Status: StatusSuccess, Body: "", ConversationID: id})
+}
+
+// readBody reads a request body up to the configured limit.
+func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	max := a.cfg.Limits.MaxRequestBytes
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(max)))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, ErrTooLarge.With(fmt.Sprintf("the request exceeds the limit of %d bytes", max))
+	}
+	if err != nil {
+		return nil, ErrMalformedJSON.With("the request body could not be read")
+	}
+	return raw, nil
+}
+
+// Handle answers one decoded transaction.
+func (a *Agent) Handle(ctx context.Context, t Transaction) Answer {
+	req, rt, refusal := a.prepare(ctx, t)
+	if refusal != nil {
+		return *refusal
+	}
+	if !t.Multiround {
+		return a.run(ctx, rt, req)
+	}
+	conv, err := a.convs.Open(req, rt)
+	if err != nil {
+		return failure(err)
+	}
+	return a.turn(ctx, conv, t.Body)
+}
+
+// prepare picks the routine and obtains the protocol document, or returns
+// the answer that refuses the request. Explicitly unsupported protocols, and
+// protocols nothing here could answer, are refused before anything is
+// fetched.
+func (a *Agent) prepare(ctx context.Context, t Transaction) (routine.Request, routine.Routine, *Answer) {
+	req := routine.Request{Body: t.Body, Negotiation: t.Negotiation}
+	refuse := func(ans Answer) (routine.Request, routine.Routine, *Answer) { return req, nil, &ans }
+	switch {
+	case t.Natural:
+		if a.llm == nil {
+			return refuse(failure(routine.ErrNoLLM.With("no LLM configured: this agent cannot answer natural-language requests (protocolHash null); use a protocol listed at /.wellknown")))
+		}
+		return req, a.llm, nil
+	case t.Negotiation:
+		if a.llm == nil {
+			return refuse(failure(routine.ErrNoLLM.With("no LLM configured: this agent cannot negotiate protocols; use a protocol listed at /.wellknown")))
+		}
+		return req, a.llm, nil
+	}
+	if a.unsupported[t.Hash] {
+		return refuse(rejected(ErrExplicitlyUnsupported.With(fmt.Sprintf("protocol %s is explicitly unsupported by this agent", t.Hash.Hex()))))
+	}
+	var rt routine.Routine
+	if r, ok := a.routines[t.Hash]; ok {
+		rt = r
+	} else if a.llm != nil {
+		rt = a.llm
+	} else {
+		return refuse(rejected(ErrUnsupported.With(fmt.Sprintf("protocol %s is not supported by this agent and no LLM is configured to read it", t.Hash.Hex()))))
+	}
+	doc, err := a.resolver.Resolve(ctx, t.Hash, t.Sources)
+	if err != nil {
+		return refuse(rejected(err))
+	}
+	a.log.Debug("protocol resolved", "hash", t.Hash.Hex(), "origin", doc.Origin)
+	req.Document = doc.Document
+	return req, rt, nil
+}
+
+// turn answers one round of a conversation and records it.
+func (a *Agent) turn(ctx context.Context, conv *Conversation, body string) Answer {
+	conv.turnMu.Lock()
+	defer conv.turnMu.Unlock()
+	req := conv.request
+	req.Body = body
+	ans := a.run(ctx, conv.routine, req)
+	if ans.Status == StatusSuccess {
+		a.convs.record(conv, body, ans.Body)
+	}
+	ans.ConversationID = conv.ID
+	return ans
+}
+
+// run calls a routine; any error, or a panic, is a failure.
+func (a *Agent) run(ctx context.Context, rt routine.Routine, req routine.Request) (ans Answer) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("routine panicked", "panic", fmt.Sprint(p))
+			ans = failure(ErrRoutinePanicked)
+		}
+	}()
+	out, err := rt.Answer(ctx, req)
+	if err != nil {
+		a.log.Info("routine failed", "err", err)
+		return failure(err)
+	}
+	return success(out)
+}

@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// Negotiation is the protocolHash value the Agora SDK uses to negotiate.
+const Negotiation = "negotiation"
+
+// Transaction is a decoded Agora request.
+type Transaction struct {
+	// Hash is the protocol's digest; zero with Natural or Negotiation.
+	Hash        protocol.Digest
+	Natural     bool // protocolHash null: a natural-language request
+	Negotiation bool // protocolHash "negotiation"
+	Sources     []string
+	Body        string
+	Multiround  bool
+}
+
+// Request decoding errors, with stable codes.
+var (
+	ErrMalformedJSON = apperr.New(apperr.Invalid, "malformed_json", "the request is not a JSON object")
+	ErrWrongType     = apperr.New(apperr.Invalid, "wrong_type", "a field has the wrong type")
+	ErrMissingBody   = apperr.New(apperr.Invalid, "missing_body", `the request has no "body" string`)
+	ErrTooLarge      = apperr.New(apperr.TooLarge, "request_too_large", "the request is too large")
+	ErrTooManySrc    = apperr.New(apperr.Invalid, "too_many_sources", "too many protocolSources")
+)
+
+// maxSourcesInRequest bounds the sources list a request may carry at all
+// (how many are tried is a separate, smaller limit).
+const maxSourcesInRequest = 64
+
+// DecodeTransaction reads an Agora request. It accepts what real senders
+// send: the hash in hex or Base64, null, or "negotiation"; sources null, []
+// or a list of strings. Unknown fields are ignored. Wrong types get an error
+// naming the field.
+func DecodeTransaction(raw []byte) (Transaction, error) {
+	var t Transaction
+	fields, err := decodeObject(raw)
+	if err != nil {
+		return t, err
+	}
+	hash, err := optionalString(fields, "protocolHash")
+	if err != nil {
+		return t, err
+	}
+	switch {
+	case hash == nil:
+		t.Natural = true
+	case *hash == Negotiation:
+		t.Negotiation = true
+	default:
+		d, err := protocol.ParseDigest(*hash)
+		if err != nil {
+			return t, apperr.Wrap(apperr.Invalid, "malformed_hash",
+				`"protocolHash" must be null, "negotiation", 40 hex characters or 28 Base64 characters`, err)
+		}
+		t.Hash = d
+	}
+	if v, ok := fields["protocolSources"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &t.Sources); err != nil {
+			return t, ErrWrongType.With(`"protocolSources" must be null or a list of strings`)
+		}
+		if len(t.Sources) > maxSourcesInRequest {
+			return t, ErrTooManySrc.With(fmt.Sprintf(`"protocolSources" has %d entries; at most %d are accepted`, len(t.Sources), maxSourcesInRequest))
+		}
+	}
+	body, err := optionalString(fields, "body")
+	if err != nil {
+		return t, err
+	}
+	if body == nil {
+		return t, ErrMissingBody
+	}
+	t.Body = *body
+	if v, ok := fields["multiround"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &t.Multiround); err != nil {
+			return t, ErrWrongType.With(`"multiround" must be true or false`)
+		}
+	}
+	return t, nil
+}
+
+// DecodeFollowUp reads a multi-round follow-up: an object with a "body"
+// string (other fields, such as a repeated protocolHash, are ignored).
+func DecodeFollowUp(raw []byte) (string, error) {
+	fields, err := decodeObject(raw)
+	if err != nil {
+		return "", err
+	}
+	body, err := optionalString(fields, "body")
+	if err != nil {
+		return "", err
+	}
+	if body == nil {
+		return "", ErrMissingBody
+	}
+	return *body, nil
+}
+
+func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return nil, ErrMalformedJSON.With("the request is not a JSON object: " + jsonErrText(err))
+	}
+	if dec.More() {
+		return nil, ErrMalformedJSON.With("the request has data after the JSON object")
+	}
+	return fields, nil
+}
+
+func optionalString(fields map[string]json.RawMessage, name string) (*string, error) {
+	v, ok := fields[name]
+	if !ok || isNull(v) {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, ErrWrongType.With(fmt.Sprintf("%q must be a string", name))
+	}
+	return &s, nil
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+func jsonErrText(err error) string {
+	if err == nil {
+		return "null"
+	}
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}
