@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/config"
+)
+
+func init() {
+	register(command{name: "export", summary: "write the whole registry to one archive (.tar.gz)", run: exportCommand})
+}
+
+func exportCommand(ctx context.Context, env *environment, args []string) error {
+	var db config.Database
+	fs := flagSet(env, "export")
+	out := fs.String("o", "-", "archive file to write; - means standard output")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: registry export [-o FILE] [flags]\n\nWrites every document (withdrawn ones too) with its metadata to one gzip-compressed tar.")
+		fs.PrintDefaults()
+	}
+	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
+		return usageOr(err)
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return errUsage
+	}
+	st, _, err := openStore(ctx, db)
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer st.Close()
+
+	if *out == "-" {
+		sum, err := archive.Export(ctx, st, env.stdout)
+		if err != nil {
+			return err
+		}
+		reportExport(env.stderr, sum, "standard output")
+		return nil
+	}
+	sum, err := exportToFile(ctx, st, *out)
+	if err != nil {
+		return err
+	}
+	reportExport(env.stderr, sum, *out)
+	return nil
+}
+
+// exportToFile writes next to the target and renames at the end, so a
+// failed export never leaves a partial archive under the requested name.
+func exportToFile(ctx context.Context, st archive.Exporter, path string) (archive.Summary, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.partial")
+	if err != nil {
+		return archive.Summary{}, err
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	sum, err := archive.Export(ctx, st, tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return sum, err
+}
+
+func reportExport(w io.Writer, sum archive.Summary, to string) {
+	fmt.Fprintf(w, "exported %d documents (%d withdrawn, %d bytes of documents) to %s\n", sum.Documents, sum.Withdrawn, sum.Bytes, to)
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+func init() {
+	register(command{name: "import", summary: "load an archive or a directory of .md files (idempotent)", run: importCommand})
+}
+
+func importCommand(ctx context.Context, env *environment, args []string) error {
+	var db config.Database
+	fs := flagSet(env, "import")
+	maxDoc := fs.Int("max-document-bytes", protocol.DefaultMaxDocumentBytes, "largest document accepted; use the server's --max-document-bytes")
+	maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "most archive entries or .md files read before the import stops")
+	maxBytes := fs.Int64("max-archive-bytes", archive.DefaultMaxArchiveBytes, "most uncompressed archive bytes read before the import stops")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively). Importing twice changes nothing.")
+		fs.PrintDefaults()
+	}
+	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
+		return usageOr(err)
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	st, _, err := openStore(ctx, db)
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer st.Close()
+
+	lim := archive.Limits{MaxDocumentBytes: *maxDoc, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes}
+	failed := 0
+	for _, path := range fs.Args() {
+		start := time.Now()
+		rep, err := archive.ImportPath(ctx, st, path, lim)
+		printImportReport(env.stdout, env.stderr, path, rep, time.Since(start))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		failed += rep.Failed
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d entries were not imported (listed above); everything else was", failed)
+	}
+	return nil
+}
+
+func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report, took time.Duration) {
+	for _, e := range rep.Errors {
+		fmt.Fprintf(stderr, "refused %s\n", e.Error())
+	}
+	if hidden := rep.Failed - len(rep.Errors); hidden > 0 {
+		fmt.Fprintf(stderr, "... and %d more refused entries\n", hidden)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	total := rep.New + rep.Existing
+	rate := ""
+	if secs := took.Seconds(); secs > 0 && total > 0 {
+		rate = fmt.Sprintf(", %.0f documents/s", float64(total)/secs)
+	}
+	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn, %d failed (%s%s)\n",
+		path, rep.New, rep.Existing, rep.Withdrawn, rep.Failed, took.Round(time.Millisecond), rate)
+}
