@@ -146,3 +146,10 @@ func TestLLM(t *testing.T) {
 		t.Fatalf("nil LLM: %v", err)
 	}
 }
+
+func TestWeatherSpecExample(t *testing.T) {
+	out, err := Weather{}.Answer(context.Background(), Request{Body: `{"location": "London, UK", "date": "2024-09-27"}`})
+	if err != nil || out != `{"temperature":11,"precipitation":12,"weatherCondition":"rainy"}` {
+		t.Fatalf("got %s, %v", out, err)
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/agent/resolve"
+	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+func send(args []string) error {
+	fs := flag.NewFlagSet("send", flag.ContinueOnError)
+	to := fs.String("to", "", "the receiving agent's URL (required)")
+	body := fs.String("body", "", "the request body (or --body-file; - reads stdin)")
+	bodyFile := fs.String("body-file", "", "read the body from this file (- for stdin)")
+	task := fs.String("task", "", "words describing the task, matched against protocol metadata")
+	publish := fs.Bool("publish", false, "publish the chosen document to the first registry if it is not there yet")
+	natural := fs.Bool("natural", false, "send a natural-language request (protocolHash null) when no protocol fits")
+	multiround := fs.Bool("multiround", false, "open a multi-round conversation")
+	conversation := fs.String("conversation", "", "continue this conversation instead of starting a transaction")
+	end := fs.String("end", "", "end this conversation")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	var protocols, registries listFlag
+	fs.Var(&protocols, "protocol", "a protocol we implement: a document file or a hash, repeatable, in order of preference")
+	fs.Var(&registries, "registry", "registry base URL, repeatable (env AGENT_REGISTRIES)")
+	if err := fs.Parse(args); err != nil {
+		return exitCode(2)
+	}
+	if *to == "" {
+		return errors.New("--to is required")
+	}
+	if len(registries) == 0 {
+		registries = splitEnvList(os.Getenv("AGENT_REGISTRIES"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	client := &http.Client{Timeout: *timeout}
+
+	if *end != "" {
+		reply, err := agent.End(ctx, client, *to, *end)
+		return printReply(reply, err)
+	}
+	text, err := readBody(*body, *bodyFile)
+	if err != nil {
+		return err
+	}
+	if *conversation != "" {
+		reply, err := agent.Continue(ctx, client, *to, *conversation, text)
+		return printReply(reply, err)
+	}
+
+	regs, err := registryClients(registries)
+	if err != nil {
+		return err
+	}
+	candidates, err := loadCandidates(ctx, protocols, regs)
+	if err != nil {
+		return err
+	}
+	tx := agent.Outgoing{Body: text, Multiround: *multiround}
+	wk, wkErr := agent.FetchWellKnown(ctx, client, *to)
+	if wkErr != nil {
+		fmt.Fprintln(os.Stderr, "note:", wkErr, "- choosing without it")
+	}
+	choice, err := agent.ChooseProtocol(wk, candidates, *task)
+	switch {
+	case err == nil:
+		hex := choice.Candidate.Digest.Hex()
+		tx.ProtocolHash = &hex
+		tx.ProtocolSources = agent.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hex, choice.Candidate.Metadata.Title, choice.Reason)
+	case *natural:
+		fmt.Fprintln(os.Stderr, "no protocol chosen: sending natural language")
+	default:
+		return fmt.Errorf("%w (give --protocol, or --natural for a natural-language request)", err)
+	}
+	reply, err := agent.Send(ctx, client, *to, tx)
+	return printReply(reply, err)
+}
+
+func readBody(body, file string) (string, error) {
+	switch {
+	case file == "-":
+		b, err := io.ReadAll(io.LimitReader(os.Stdin, agent.DefaultMaxRequestBytes+1))
+		return string(b), err
+	case file != "":
+		b, err := os.ReadFile(file)
+		return string(b), err
+	}
+	return body, nil
+}
+
+func registryClients(bases []string) ([]*resolve.Registry, error) {
+	var allow []string
+	for _, b := range bases {
+		u, err := url.Parse(b)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("registry %q is not a URL", b)
+		}
+		allow = append(allow, u.Hostname())
+	}
+	// The sender's own registries are trusted, so their hosts are opened.
+	client, err := safehttp.New(safehttp.Options{Allow: allow})
+	if err != nil {
+		return nil, err
+	}
+	token := os.Getenv("AGENT_REGISTRY_TOKEN")
+	var regs []*resolve.Registry
+	for _, b := range bases {
+		regs = append(regs, &resolve.Registry{Base: b, Client: client, Token: token})
+	}
+	return regs, nil
+}
+
+// loadCandidates reads --protocol arguments: document files, or hashes whose
+// titles are looked up in the registries.
+func loadCandidates(ctx context.Context, args []string, regs []*resolve.Registry) ([]agent.Candidate, error) {
+	var out []agent.Candidate
+	for _, arg := range args {
+		if raw, err := os.ReadFile(arg); err == nil {
+			doc, err := protocol.Prepare(raw, 0)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", arg, err)
+			}
+			out = append(out, agent.Candidate{Digest: doc.Sums.SHA1, Document: raw, Metadata: doc.Metadata, Implemented: true})
+			continue
+		}
+		d, err := protocol.ParseDigest(arg)
+		if err != nil {
+			return nil, fmt.Errorf("--protocol %q is neither a readable file nor a hash", arg)
+		}
+		c := agent.Candidate{Digest: d, Implemented: true}
+		for _, reg := range regs {
+			if res, err := reg.Resolve(ctx, []protocol.Digest{d}); err == nil && len(res) == 1 && res[0].Found {
+				c.Metadata.Title = res[0].Title
+				break
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// printReply prints the answer's body on stdout; anything but success also
+// goes to stderr and exits 1.
+func printReply(r agent.Reply, err error) error {
+	if err != nil {
+		return err
+	}
+	fmt.Println(r.Body)
+	if r.ConversationID != "" {
+		fmt.Fprintln(os.Stderr, "conversationId:", r.ConversationID)
+	}
+	if r.Status != agent.StatusSuccess {
+		msg, _ := json.Marshal(r.Error)
+		fmt.Fprintf(os.Stderr, "status: %s, error: %s\n", r.Status, msg)
+		return exitCode(1)
+	}
+	return nil
+}
