@@ -108,7 +108,7 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	var fm frontMatter
 	if err := yaml.Unmarshal(block, &fm); err != nil {
 		m.FrontMatter = false
-		return []Lint{{LintInvalidFrontMatter, "the front matter cannot be read by the Agora Python SDK: " + yamlErrorText(err)}}
+		return []Lint{{LintInvalidFrontMatter, "the front matter is not a valid YAML mapping and was ignored: " + yamlErrorText(err)}}
 	}
 	var lints []Lint
 	bad := func(field, want string) {
