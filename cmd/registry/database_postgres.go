@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// The PostgreSQL engine is wired here once internal/store/postgres lands.
+
+var errNoPostgres = errors.New("this build has no PostgreSQL engine yet")
+
+func openPostgres(ctx context.Context, dsn string) (store.Store, error) { return nil, errNoPostgres }
+
+func migratePostgres(ctx context.Context, dsn, direction string) error { return errNoPostgres }
+
+func postgresVersion(ctx context.Context, dsn string) (uint, bool, error) {
+	return 0, false, errNoPostgres
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+func init() {
+	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", run: publishCmd})
+}
+
+// publishCmd sends each file's exact bytes; "-" reads stdin. It prints one
+// line per document: created|exists, hex, base64, title.
+func publishCmd(ctx context.Context, env *environment, args []string) error {
+	cfg, files, err := clientConfig(env, "publish", args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(env.stderr, "usage: registry publish [--server URL] FILE... (token in REGISTRY_TOKEN)")
+		return errUsage
+	}
+	c := newClient(cfg)
+	failed := 0
+	for _, f := range files {
+		if err := publishFile(ctx, env, c, f); err != nil {
+			fmt.Fprintf(env.stderr, "%s: %v\n", f, err)
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d documents not published", failed, len(files))
+	}
+	return nil
+}
+
+func publishFile(ctx context.Context, env *environment, c *registryClient, name string) error {
+	var content []byte
+	var err error
+	if name == "-" {
+		content, err = io.ReadAll(io.LimitReader(env.stdin, maxClientResponse))
+	} else {
+		content, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/protocols", bytes.NewReader(content))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "text/markdown; charset=utf-8")
+	res, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		return problemError(res)
+	}
+	var out struct {
+		Hex, Base64, Title string
+		Lints              []struct{ Code, Message string }
+	}
+	if err := json.NewDecoder(io.LimitReader(res.Body, maxClientResponse)).Decode(&out); err != nil {
+		return fmt.Errorf("reading the registry's answer: %w", err)
+	}
+	state := "exists"
+	if res.StatusCode == http.StatusCreated {
+		state = "created"
+	}
+	fmt.Fprintf(env.stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)
+	for _, l := range out.Lints {
+		fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
+	}
+	return nil
+}

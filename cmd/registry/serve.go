@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/agora-registry/registry/examples"
+	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+func init() {
+	register(command{name: "serve", summary: "run the registry server (default)", run: serve})
+}
+
+func serve(ctx context.Context, env *environment, args []string) error {
+	var cfg config.Serve
+	if err := config.Parse(flagSet(env, "serve"), cfg.Options(), args, env.getenv); err != nil {
+		return usageOr(err)
+	}
+	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
+	slog.SetDefault(log)
+
+	st, embedded, err := openStore(ctx, cfg.Database)
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer st.Close()
+
+	up, err := upstream(cfg, log)
+	if err != nil {
+		return err
+	}
+	svc := registry.New(st, registry.Config{
+		PublicURL:        cfg.EffectivePublicURL(),
+		MaxDocumentBytes: cfg.MaxDocumentBytes,
+		CacheBytes:       cfg.CacheBytes,
+		CacheTTL:         cfg.CacheTTL,
+		Upstream:         up,
+		Logger:           log,
+	})
+	if embedded && !cfg.NoExamples {
+		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
+		if err != nil {
+			return fmt.Errorf("importing the example protocols: %w", err)
+		}
+		if n > 0 {
+			log.Info("fresh store: imported example protocols", "count", n)
+		}
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	auth := api.NewAuthenticator(svc, cfg.OpenPublish)
+	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes")
+	opts := []api.Option{
+		api.WithAuthenticator(auth),
+		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests")),
+		api.WithPublishRateLimit(publishLimit),
+	}
+	pages, err := htmlPages(svc, cfg, log)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, api.WithPages(pages))
+	srv := api.New(svc, api.Config{
+		Logger: log, MaxBodyBytes: int64(cfg.MaxBodyBytes), TrustedProxies: cfg.TrustedProxies,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+		IdleTimeout: cfg.IdleTimeout, ShutdownTimeout: cfg.ShutdownTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes,
+	}, opts...)
+	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish)
+	return srv.Run(ctx, ln)
+}
+
+func newLogger(w io.Writer, format, level string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// usageOr maps flag errors to a usage exit.
+func usageOr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}

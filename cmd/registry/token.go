@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+func init() {
+	register(command{name: "token", summary: "token create|list|revoke: manage API tokens", run: tokenCmd})
+}
+
+func tokenCmd(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, "usage: registry token create --name NAME [--scope publish|admin,...] | list | revoke ID")
+		return errUsage
+	}
+	sub, args := args[0], args[1:]
+	var db config.Database
+	fs := flagSet(env, "token "+sub)
+	name := fs.String("name", "", "a name saying who or what uses the token (create)")
+	scopes := fs.String("scope", "publish", "comma-separated scopes: publish, admin (create)")
+	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
+		return usageOr(err)
+	}
+	st, _, err := openStore(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := registry.New(st, registry.Config{})
+	switch sub {
+	case "create":
+		return tokenCreate(ctx, env, svc, *name, *scopes)
+	case "list":
+		return tokenList(ctx, env, svc)
+	case "revoke":
+		return tokenRevoke(ctx, env, svc, fs)
+	}
+	fmt.Fprintf(env.stderr, "registry token: unknown subcommand %q: use create, list or revoke\n", sub)
+	return errUsage
+}
+
+func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, name, scopeList string) error {
+	scopes, err := registry.ParseScopes(strings.Split(scopeList, ","))
+	if err != nil {
+		return err
+	}
+	t, err := svc.CreateToken(ctx, name, scopes)
+	if err != nil {
+		return err
+	}
+	// The secret alone goes to stdout (for scripts: TOKEN=$(registry token
+	// create …)); the note goes to stderr.
+	fmt.Fprintf(env.stderr, "created token %d %q with scopes %s; it is shown only now, store it safely\n",
+		t.Token.ID, t.Token.Name, scopeNames(t.Token.Scopes))
+	fmt.Fprintln(env.stdout, t.Secret)
+	return nil
+}
+
+func tokenList(ctx context.Context, env *environment, svc *registry.Service) error {
+	ts, err := svc.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tLAST USED\tREVOKED")
+	for _, t := range ts {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, scopeNames(t.Scopes),
+			t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
+	}
+	return w.Flush()
+}
+
+func tokenRevoke(ctx context.Context, env *environment, svc *registry.Service, fs *flag.FlagSet) error {
+	if fs.NArg() != 1 {
+		fmt.Fprintln(env.stderr, "usage: registry token revoke ID")
+		return errUsage
+	}
+	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a token id (see registry token list)", fs.Arg(0))
+	}
+	if err := svc.RevokeToken(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "revoked token %d\n", id)
+	return nil
+}
+
+func scopeNames(ss []store.Scope) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, string(s))
+	}
+	return strings.Join(out, ",")
+}
+
+func timeOrDash(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+// htmlPages builds the browser interface.
+func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger) (api.Pages, error) {
+	p, err := html.New(svc, html.Options{
+		OpenPublish:   cfg.OpenPublish,
+		SecureCookies: strings.HasPrefix(cfg.EffectivePublicURL(), "https://"),
+		Logger:        log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("loading the HTML pages: %w", err)
+	}
+	return p, nil
+}
+
+// upstream returns the pull-through mirror over --upstreams, or nil when
+// none are configured.
+func upstream(cfg config.Serve, log *slog.Logger) (registry.Upstream, error) {
+	if len(cfg.Upstreams) == 0 {
+		return nil, nil
+	}
+	m, err := registry.NewMirror(registry.MirrorConfig{
+		Upstreams: cfg.Upstreams, MaxDocumentBytes: cfg.MaxDocumentBytes, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
