@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// entryColumns are the columns scanEntry reads, prefixed with the documents
+// alias "d".
+const entryColumns = `d.hex, d.sha256, d.size, d.title, d.description, d.multiround, d.tags, d.version,
+	d.supersedes, d.authors, d.license, d.front_matter, d.lints, d.origin, d.created_at, d.withdrawn_at, d.withdraw_reason`
+
+// scanner is *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanEntry reads entryColumns, followed by extra destinations.
+func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
+	var (
+		e                         store.Entry
+		hex, tags, authors, lints string
+		sha                       []byte
+		supersedes                sql.NullString
+		created                   int64
+		withdrawn                 sql.NullInt64
+	)
+	dest := []any{&hex, &sha, &e.Size, &e.Metadata.Title, &e.Metadata.Description, &e.Metadata.Multiround, &tags,
+		&e.Metadata.Version, &supersedes, &authors, &e.Metadata.License, &e.Metadata.FrontMatter, &lints, &e.Origin,
+		&created, &withdrawn, &e.WithdrawReason}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return store.Entry{}, err
+	}
+	d, err := protocol.ParseDigest(hex)
+	if err != nil || len(sha) != len(e.SHA256) {
+		return store.Entry{}, fmt.Errorf("corrupt row %q: bad digest", hex)
+	}
+	e.Digest = d
+	copy(e.SHA256[:], sha)
+	if supersedes.Valid {
+		p, err := protocol.ParseDigest(supersedes.String)
+		if err != nil {
+			return store.Entry{}, fmt.Errorf("corrupt row %s: bad supersedes", hex)
+		}
+		e.Metadata.Supersedes = &p
+	}
+	if err := json.Unmarshal([]byte(tags), &e.Metadata.Tags); err != nil {
+		return store.Entry{}, fmt.Errorf("corrupt row %s: tags: %w", hex, err)
+	}
+	if e.Metadata.Tags == nil {
+		e.Metadata.Tags = []string{}
+	}
+	if err := json.Unmarshal([]byte(authors), &e.Metadata.Authors); err != nil {
+		return store.Entry{}, fmt.Errorf("corrupt row %s: authors: %w", hex, err)
+	}
+	if len(e.Metadata.Authors) == 0 {
+		e.Metadata.Authors = nil
+	}
+	if err := json.Unmarshal([]byte(lints), &e.Lints); err != nil {
+		return store.Entry{}, fmt.Errorf("corrupt row %s: lints: %w", hex, err)
+	}
+	if len(e.Lints) == 0 {
+		e.Lints = nil
+	}
+	e.CreatedAt = fromMicros(created)
+	if withdrawn.Valid {
+		t := fromMicros(withdrawn.Int64)
+		e.WithdrawnAt = &t
+	}
+	return e, nil
+}
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only string slices and lints are encoded here; they always marshal.
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,170 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Limits of this engine's reads.
+const (
+	// maxSuccessors caps Successors: a document with more direct successors
+	// than a page lists only the oldest ones.
+	maxSuccessors = store.MaxPageSize
+	// eachBatch is how many entries Each reads per query, so an export
+	// never holds one read transaction open for the whole database.
+	eachBatch = 256
+)
+
+// Get returns one entry; a withdrawn one comes with ErrWithdrawn.
+func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+	var (
+		e       store.Entry
+		err     error
+		content []byte
+	)
+	if withContent {
+		e, err = scanEntry(s.read.QueryRowContext(ctx, `SELECT `+entryColumns+`, c.content
+			FROM documents d JOIN contents c ON c.id = d.id WHERE d.hex = ?`, d.Hex()), &content)
+		e.Content = content
+	} else {
+		e, err = scanEntry(s.read.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM documents d WHERE d.hex = ?`, d.Hex()))
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.Entry{}, store.ErrNotFound
+	case err != nil:
+		return store.Entry{}, mapErr(err)
+	case e.Withdrawn():
+		e.Content = nil
+		return e, store.ErrWithdrawn
+	}
+	return e, nil
+}
+
+// Content returns the exact stored bytes.
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	var (
+		withdrawn sql.NullInt64
+		content   []byte
+	)
+	err := s.read.QueryRowContext(ctx, `SELECT d.withdrawn_at, c.content FROM documents d JOIN contents c ON c.id = d.id
+		WHERE d.hex = ?`, d.Hex()).Scan(&withdrawn, &content)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, store.ErrNotFound
+	case err != nil:
+		return nil, mapErr(err)
+	case withdrawn.Valid:
+		return nil, store.ErrWithdrawn
+	}
+	return content, nil
+}
+
+// Resolve looks up to MaxResolve digests in one query.
+func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
+	if len(ds) > store.MaxResolve {
+		return nil, store.ErrInvalid.With(fmt.Sprintf("at most %d hashes can be resolved at once; %d were asked", store.MaxResolve, len(ds)))
+	}
+	out := make([]store.Resolution, len(ds))
+	if len(ds) == 0 {
+		return out, nil
+	}
+	hexes := make([]string, len(ds))
+	for i, d := range ds {
+		hexes[i] = d.Hex()
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+` FROM documents d
+		WHERE d.hex IN (SELECT value FROM json_each(?))`, jsonText(hexes))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	found := make(map[protocol.Digest]store.Entry, len(ds))
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		found[e.Digest] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	for i, d := range ds {
+		e, ok := found[d]
+		out[i] = store.Resolution{Digest: d, Found: ok, Entry: e}
+	}
+	return out, nil
+}
+
+// Successors lists listed entries that supersede d, oldest first.
+func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d
+		WHERE d.supersedes = ? AND d.withdrawn_at IS NULL ORDER BY d.created_at, d.hex LIMIT ?`, d.Hex(), maxSuccessors)
+}
+
+// queryEntries runs a query of entryColumns.
+func (s *Store) queryEntries(ctx context.Context, query string, args ...any) ([]store.Entry, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, e)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// Each calls fn for every entry with content in creation order, reading in
+// keyset batches.
+func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
+	afterTime, afterHex := int64(-1<<63), ""
+	for {
+		batch, err := s.eachBatch(ctx, afterTime, afterHex)
+		if err != nil {
+			return err
+		}
+		for _, e := range batch {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(batch) < eachBatch {
+			return nil
+		}
+		last := batch[len(batch)-1]
+		afterTime, afterHex = last.CreatedAt.UnixMicro(), last.Digest.Hex()
+	}
+}
+
+func (s *Store) eachBatch(ctx context.Context, afterTime int64, afterHex string) ([]store.Entry, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+`, c.content FROM documents d JOIN contents c ON c.id = d.id
+		WHERE (d.created_at, d.hex) > (?, ?) ORDER BY d.created_at, d.hex LIMIT ?`, afterTime, afterHex, eachBatch)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		var content []byte
+		e, err := scanEntry(rows, &content)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		e.Content = content
+		out = append(out, e)
+	}
+	return out, mapErr(rows.Err())
+}
+

@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Token limits.
+const maxTokenNameRunes = 200
+
+const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at`
+
+func scanToken(sc scanner) (store.Token, error) {
+	var (
+		t                store.Token
+		scopes           string
+		secret           []byte
+		created          int64
+		lastUsed, revoke sql.NullInt64
+	)
+	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke); err != nil {
+		return store.Token{}, err
+	}
+	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil || len(secret) != len(t.SecretHash) {
+		return store.Token{}, fmt.Errorf("corrupt token row %d", t.ID)
+	}
+	copy(t.SecretHash[:], secret)
+	t.CreatedAt = fromMicros(created)
+	if lastUsed.Valid {
+		at := fromMicros(lastUsed.Int64)
+		t.LastUsedAt = &at
+	}
+	if revoke.Valid {
+		at := fromMicros(revoke.Int64)
+		t.RevokedAt = &at
+	}
+	return t, nil
+}
+
+// CreateToken stores a new token. A secret hash already stored is
+// ErrConflict.
+func (s *Store) CreateToken(ctx context.Context, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len([]rune(name)) > maxTokenNameRunes {
+		return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters", maxTokenNameRunes))
+	}
+	if len(scopes) == 0 {
+		return store.Token{}, store.ErrInvalid.With("a token needs at least one scope")
+	}
+	for _, sc := range scopes {
+		if sc != store.ScopePublish && sc != store.ScopeAdmin {
+			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q", sc))
+		}
+	}
+	var t store.Token
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at) VALUES (?, ?, ?, ?)
+			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro())
+		var err error
+		t, err = scanToken(row)
+		if isConstraint(err) {
+			return store.ErrConflict.With("a token with this secret exists already")
+		}
+		return err
+	})
+	return t, err
+}
+
+// TokenBySecret finds an unrevoked token by its secret's hash.
+func (s *Store) TokenBySecret(ctx context.Context, secretHash [32]byte) (store.Token, error) {
+	t, err := scanToken(s.read.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens
+		WHERE secret_hash = ? AND revoked_at IS NULL`, secretHash[:]))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Token{}, store.ErrTokenUnknown
+	}
+	return t, mapErr(err)
+}
+
+// ListTokens lists every token, revoked ones too, oldest first.
+func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, t)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// RevokeToken revokes a token; revoking twice keeps the first time.
+func (s *Store) RevokeToken(ctx context.Context, id int64) error {
+	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`,
+			time.Now().UnixMicro(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.ErrNotFound.With(fmt.Sprintf("no API token with id %d", id))
+		}
+		return nil
+	})
+}
+
+// TouchToken records when a token was last used.
+func (s *Store) TouchToken(ctx context.Context, id int64, at time.Time) error {
+	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, at.UnixMicro(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.ErrNotFound.With(fmt.Sprintf("no API token with id %d", id))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// inWriteTx runs fn in one immediate transaction on the write connection
+// and commits it; with synchronous=FULL the commit is on disk when this
+// returns.
+func (s *Store) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return mapErr(err)
+	}
+	return mapErr(tx.Commit())
+}
+
+// inserter inserts documents within one transaction with prepared
+// statements, handing out strictly increasing creation times.
+type inserter struct {
+	doc, content, tag, fts *sql.Stmt
+	lastCreated            int64 // Unix microseconds
+}
+
+func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
+	in := &inserter{}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(created_at), 0) FROM documents`).Scan(&in.lastCreated); err != nil {
+		return nil, err
+	}
+	var err error
+	prepare := func(query string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = tx.PrepareContext(ctx, query)
+		return st
+	}
+	in.doc = prepare(`INSERT INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
+		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (hex) DO NOTHING RETURNING id`)
+	in.content = prepare(`INSERT INTO contents (id, content) VALUES (?, ?)`)
+	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) VALUES (?, ?)`)
+	in.fts = prepare(`INSERT INTO documents_fts (rowid, title, description, tags, body) VALUES (?, ?, ?, ?, ?)`)
+	return in, err
+}
+
+// nextCreated is now, or just after the newest row when the clock is
+// behind it, so creation times never tie for documents put by this store.
+func (in *inserter) nextCreated() int64 {
+	now := time.Now().UnixMicro()
+	if now <= in.lastCreated {
+		now = in.lastCreated + 1
+	}
+	in.lastCreated = now
+	return now
+}
+
+// checkNew refuses a document that did not come from protocol.Prepare.
+func checkNew(nd store.NewDocument) error {
+	if nd.Document.Sums.SHA1.IsZero() || len(nd.Document.Content) == 0 {
+		return store.ErrInvalid.With("the document was not prepared (no digest or no content)")
+	}
+	return nil
+}
+
+// insert stores one document unless its digest is stored already.
+func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created bool, err error) {
+	if err := checkNew(nd); err != nil {
+		return false, err
+	}
+	d := nd.Document
+	m := d.Metadata
+	tags := protocol.NormaliseTags(append(append([]string{}, m.Tags...), nd.ExtraTags...))
+	created64 := in.nextCreated()
+	if !nd.CreatedAt.IsZero() {
+		created64 = nd.CreatedAt.UnixMicro()
+		in.lastCreated = max(in.lastCreated, created64)
+	}
+	var supersedes, withdrawn any
+	if m.Supersedes != nil {
+		supersedes = m.Supersedes.Hex()
+	}
+	if nd.WithdrawnAt != nil {
+		withdrawn = nd.WithdrawnAt.UnixMicro()
+	}
+	authors := m.Authors
+	if authors == nil {
+		authors = []string{}
+	}
+	lints := d.Lints
+	if lints == nil {
+		lints = []protocol.Lint{}
+	}
+	var id int64
+	err = in.doc.QueryRowContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
+		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
+		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // stored already: the stored row wins
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := in.content.ExecContext(ctx, id, d.Content); err != nil {
+		return false, err
+	}
+	if nd.WithdrawnAt != nil {
+		return true, nil // a tombstone is neither tagged nor searchable
+	}
+	for _, t := range tags {
+		if _, err := in.tag.ExecContext(ctx, t, id); err != nil {
+			return false, err
+		}
+	}
+	body := d.Content
+	if _, rest, ok := protocol.SplitFrontMatter(d.Content); ok {
+		body = rest
+	}
+	if _, err := in.fts.ExecContext(ctx, id, m.Title, m.Description, strings.Join(tags, " "), string(body)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Put stores one document idempotently.
+func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+	if err := checkNew(nd); err != nil {
+		return store.Entry{}, false, err
+	}
+	var (
+		e       store.Entry
+		created bool
+	)
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		in, err := newInserter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if created, err = in.insert(ctx, nd); err != nil {
+			return err
+		}
+		e, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM documents d WHERE d.hex = ?`, nd.Document.Sums.SHA1.Hex()))
+		return err
+	})
+	if err != nil {
+		return store.Entry{}, false, err
+	}
+	return e, created, nil
+}
+
+// PutMany stores a batch in one transaction.
+func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, error) {
+	created := make([]bool, len(docs))
+	if len(docs) == 0 {
+		return created, nil
+	}
+	for _, nd := range docs {
+		if err := checkNew(nd); err != nil {
+			return nil, err
+		}
+	}
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		in, err := newInserter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for i, nd := range docs {
+			if created[i], err = in.insert(ctx, nd); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return created, nil
+}
+
+// Withdraw tombstones an entry and takes it out of tags and search. A
+// second withdrawal keeps the first time and reason.
+func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
+	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		var (
+			id        int64
+			withdrawn sql.NullInt64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT id, withdrawn_at FROM documents WHERE hex = ?`, d.Hex()).Scan(&id, &withdrawn)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil || withdrawn.Valid {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET withdrawn_at = ?, withdraw_reason = ? WHERE id = ?`,
+			time.Now().UnixMicro(), reason, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM document_tags WHERE doc_id = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id)
+		return err
+	})
+}
