@@ -1,0 +1,24 @@
+# Benchmarks: see docs/BENCHMARKS.md.
+#   make bench                          # N=10000, both engines
+#   make bench N=100000 ENGINES=postgres
+#   make bench SCENARIOS=hot,search D=5s
+N ?= 10000
+ENGINES ?= sqlite,postgres
+SCENARIOS ?= all
+D ?= 6s
+C ?= 32
+BENCH_FLAGS ?=
+
+.PHONY: bench bench-smoke bench-report
+
+bench:
+	go build -o bin/benchrun ./cmd/benchrun
+	./bin/benchrun -n $(N) -engines $(ENGINES) -scenarios $(SCENARIOS) -d $(D) -c $(C) $(BENCH_FLAGS)
+
+# The harness's own end-to-end test (N=200, 1 s per measurement).
+bench-smoke:
+	REGISTRY_BENCH_SMOKE=1 go test -count=1 -run TestSmoke -v ./internal/bench
+
+# Rebuild docs/BENCHMARKS.md from the stored runs in docs/benchmarks/.
+bench-report:
+	go run ./cmd/benchrun -report-only
