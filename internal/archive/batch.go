@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
@@ -100,6 +102,7 @@ func (b *batcher) add(ctx context.Context, entry string, content []byte, want *p
 	}
 	nd := store.NewDocument{Document: doc, Origin: ImportOrigin}
 	if rec != nil {
+		applyRecordMetadata(&nd.Document, rec)
 		nd.Origin = rec.Origin
 		nd.ExtraTags = protocol.NormaliseTags(rec.ExtraTags)
 		nd.CreatedAt = rec.CreatedAt
@@ -214,6 +217,20 @@ func fatal(ctx context.Context, err error) bool {
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// applyRecordMetadata restores a title or description that was given
+// beside the document, dropping the lint that its absence raised.
+func applyRecordMetadata(doc *protocol.Document, rec *Record) {
+	set := func(field *string, value, lint string) {
+		if value == "" {
+			return
+		}
+		*field = value
+		doc.Lints = slices.DeleteFunc(doc.Lints, func(l protocol.Lint) bool { return l.Code == lint })
+	}
+	set(&doc.Metadata.Title, rec.Title, protocol.LintMissingTitle)
+	set(&doc.Metadata.Description, rec.Description, protocol.LintMissingDescription)
+}
+
 // checkRecord refuses records an archive should never hold.
 func checkRecord(rec *Record, d protocol.Digest) error {
 	switch {
@@ -223,6 +240,10 @@ func checkRecord(rec *Record, d protocol.Digest) error {
 		return ErrInvalidRecord.With(fmt.Sprintf("the origin is longer than %d bytes", maxOriginBytes))
 	case len(rec.WithdrawReason) > maxWithdrawReasonBytes:
 		return ErrInvalidRecord.With(fmt.Sprintf("the withdrawal reason is longer than %d bytes", maxWithdrawReasonBytes))
+	case utf8.RuneCountInString(rec.Title) > protocol.MaxTitleRunes:
+		return ErrInvalidRecord.With(fmt.Sprintf("the title is longer than %d characters", protocol.MaxTitleRunes))
+	case utf8.RuneCountInString(rec.Description) > protocol.MaxDescriptionRunes:
+		return ErrInvalidRecord.With(fmt.Sprintf("the description is longer than %d characters", protocol.MaxDescriptionRunes))
 	case len(rec.ExtraTags) > protocol.MaxTags:
 		return ErrInvalidRecord.With(fmt.Sprintf("more than %d extra tags", protocol.MaxTags))
 	case rec.CreatedAt.After(time.Now().Add(24 * time.Hour)):

@@ -75,7 +75,7 @@ func recordOf(e store.Entry) Record {
 			extra = append(extra, t)
 		}
 	}
-	return Record{
+	rec := Record{
 		Digest:         e.Digest,
 		ExtraTags:      extra,
 		Origin:         e.Origin,
@@ -83,6 +83,13 @@ func recordOf(e store.Entry) Record {
 		WithdrawnAt:    utcPtr(e.WithdrawnAt),
 		WithdrawReason: e.WithdrawReason,
 	}
+	if e.Metadata.Title != own.Title {
+		rec.Title = e.Metadata.Title
+	}
+	if e.Metadata.Description != own.Description {
+		rec.Description = e.Metadata.Description
+	}
+	return rec
 }
 
 func utcPtr(t *time.Time) *time.Time {

@@ -63,7 +63,12 @@ type Record struct {
 	Digest protocol.Digest `json:"digest"`
 	// ExtraTags are the tags not in the document's own front matter (given
 	// beside it at publish time).
-	ExtraTags      []string   `json:"extraTags,omitempty"`
+	ExtraTags []string `json:"extraTags,omitempty"`
+	// Title and Description are set when the stored ones differ from what
+	// the document itself gives (the paper demo's publish sends a name and
+	// description beside the text).
+	Title          string     `json:"title,omitempty"`
+	Description    string     `json:"description,omitempty"`
 	Origin         string     `json:"origin"`
 	CreatedAt      time.Time  `json:"createdAt"`
 	WithdrawnAt    *time.Time `json:"withdrawnAt,omitempty"`
