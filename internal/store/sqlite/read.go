@@ -167,4 +167,3 @@ func (s *Store) eachBatch(ctx context.Context, afterTime int64, afterHex string)
 	}
 	return out, mapErr(rows.Err())
 }
-

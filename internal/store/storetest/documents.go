@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -419,5 +420,60 @@ func testSuccessors(t *testing.T, open Opener) {
 	}
 	if len(succ) != 0 {
 		t.Fatal("Successors of an unknown digest returned entries")
+	}
+}
+
+// testImport covers NewDocument.CreatedAt and WithdrawnAt, which an archive
+// import uses to keep the original times and tombstones.
+func testImport(t *testing.T, open Opener) {
+	s := open(t)
+	fresh := putText(t, s, simpleDoc("Fresh import", "now", []string{"imp"}, "Body."))
+
+	old := prepare(t, simpleDoc("Old import", "from 2001", []string{"imp"}, "Body."))
+	old.CreatedAt = time.Date(2001, 2, 3, 4, 5, 6, 789000, time.UTC)
+	e := put(t, s, old)
+	if !sameTime(e.CreatedAt, old.CreatedAt) || !sameTime(mustGet(t, s, e.Digest).CreatedAt, old.CreatedAt) {
+		t.Fatalf("imported CreatedAt %v, want %v", e.CreatedAt, old.CreatedAt)
+	}
+	got := hexes(search(t, s, store.Query{Tags: []string{"imp"}}).Entries)
+	if len(got) != 2 || got[0] != fresh.Digest.Hex() || got[1] != e.Digest.Hex() {
+		t.Fatalf("newest order %v, want the fresh entry before the one imported from 2001", got)
+	}
+	// An existing entry keeps its own time.
+	again := prepare(t, simpleDoc("Fresh import", "now", []string{"imp"}, "Body."))
+	again.CreatedAt = old.CreatedAt
+	kept, created, err := s.Put(ctx(t), again)
+	noErr(t, "Put of an existing entry with CreatedAt", err)
+	if created || !sameTime(kept.CreatedAt, fresh.CreatedAt) {
+		t.Fatalf("existing entry: created=%v CreatedAt %v, want false and %v", created, kept.CreatedAt, fresh.CreatedAt)
+	}
+
+	tomb := prepare(t, simpleDoc("Withdrawn import", "tombstone", []string{"imp", "tomb"}, "Tombstoned body."))
+	when := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
+	tomb.WithdrawnAt = &when
+	tomb.WithdrawReason = "legal"
+	te, created, err := s.Put(ctx(t), tomb)
+	noErr(t, "Put of a withdrawn import", err)
+	if !created || te.WithdrawnAt == nil || !sameTime(*te.WithdrawnAt, when) || te.WithdrawReason != "legal" {
+		t.Fatalf("withdrawn import: created=%v WithdrawnAt %v reason %q", created, te.WithdrawnAt, te.WithdrawReason)
+	}
+	_, err = s.Get(ctx(t), te.Digest, false)
+	wantErr(t, "Get of a withdrawn import", err, store.ErrWithdrawn)
+	_, err = s.Content(ctx(t), te.Digest)
+	wantErr(t, "Content of a withdrawn import", err, store.ErrWithdrawn)
+	if got := search(t, s, store.Query{Text: "tombstoned"}).Entries; len(got) != 0 {
+		t.Fatal("a withdrawn import is searchable")
+	}
+	tags, err := s.Tags(ctx(t), 10)
+	noErr(t, "Tags", err)
+	for _, tc := range tags {
+		if tc.Tag == "tomb" || (tc.Tag == "imp" && tc.Count != 2) {
+			t.Fatalf("Tags counts a withdrawn import: %v", tags)
+		}
+	}
+	var exported []store.Entry
+	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error { exported = append(exported, e); return nil }))
+	if len(exported) != 3 || exported[0].Digest != e.Digest {
+		t.Fatalf("Each visited %v, want 3 entries, the one from 2001 first", hexes(exported))
 	}
 }
