@@ -53,7 +53,7 @@ func TestNewDatabaseIsFreshAndDroppedAfterward(t *testing.T) {
 func TestWithDatabase(t *testing.T) {
 	cases := map[string]string{
 		"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable": "postgres://postgres@127.0.0.1:5432/other?sslmode=disable",
-		"host=127.0.0.1 user=postgres dbname=postgres":                 "host=127.0.0.1 user=postgres dbname=postgres dbname=other",
+		"host=127.0.0.1 user=postgres dbname=postgres":                "host=127.0.0.1 user=postgres dbname=postgres dbname=other",
 	}
 	for in, want := range cases {
 		got, err := WithDatabase(in, "other")

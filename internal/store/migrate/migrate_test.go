@@ -1,0 +1,249 @@
+package migrate_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
+
+	"github.com/agora-registry/registry/internal/store/migrate"
+	"github.com/agora-registry/registry/internal/store/pgtest"
+)
+
+// engineDB is one engine's throw-away database and a way to run SQL on it.
+type engineDB struct {
+	engine migrate.Engine
+	dsn    string
+	exec   func(t *testing.T, sql string)
+	tables func(t *testing.T) []string
+}
+
+func postgresDB(t *testing.T) engineDB {
+	dsn := pgtest.NewDatabase(t)
+	withConn := func(t *testing.T, fn func(*pgx.Conn) error) {
+		t.Helper()
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if err := fn(conn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return engineDB{
+		engine: migrate.Postgres,
+		dsn:    dsn,
+		exec: func(t *testing.T, q string) {
+			withConn(t, func(c *pgx.Conn) error { _, err := c.Exec(context.Background(), q); return err })
+		},
+		tables: func(t *testing.T) []string {
+			var names []string
+			withConn(t, func(c *pgx.Conn) error {
+				rows, err := c.Query(context.Background(),
+					"SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1")
+				if err != nil {
+					return err
+				}
+				names, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+			return names
+		},
+	}
+}
+
+func sqliteDB(t *testing.T) engineDB {
+	path := filepath.Join(t.TempDir(), "registry.db")
+	withDB := func(t *testing.T, fn func(*sql.DB) error) {
+		t.Helper()
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := fn(db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return engineDB{
+		engine: migrate.SQLite,
+		dsn:    path,
+		exec: func(t *testing.T, q string) {
+			withDB(t, func(db *sql.DB) error { _, err := db.Exec(q); return err })
+		},
+		tables: func(t *testing.T) []string {
+			var names []string
+			withDB(t, func(db *sql.DB) error {
+				rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY 1")
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var n string
+					if err := rows.Scan(&n); err != nil {
+						return err
+					}
+					names = append(names, n)
+				}
+				return rows.Err()
+			})
+			return names
+		},
+	}
+}
+
+var engines = map[string]func(t *testing.T) engineDB{
+	"postgres": postgresDB,
+	"sqlite":   sqliteDB,
+}
+
+func TestUpVersionDownUp(t *testing.T) {
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := context.Background()
+			latest, err := migrate.Latest(db.engine)
+			if err != nil || latest == 0 {
+				t.Fatalf("Latest = %d, %v; want a version", latest, err)
+			}
+
+			v, dirty, err := migrate.Version(ctx, db.engine, db.dsn)
+			if err != nil || v != 0 || dirty {
+				t.Fatalf("Version of an empty database = %d, %v, %v; want 0, clean", v, dirty, err)
+			}
+			if err := migrate.Check(ctx, db.engine, db.dsn); !errors.Is(err, migrate.ErrOutdated) {
+				t.Fatalf("Check of an empty database = %v, want ErrOutdated", err)
+			}
+
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up: %v", err)
+			}
+			v, dirty, err = migrate.Version(ctx, db.engine, db.dsn)
+			if err != nil || v != latest || dirty {
+				t.Fatalf("Version after Up = %d, %v, %v; want %d, clean", v, dirty, err, latest)
+			}
+			if got := db.tables(t); !contains(got, "documents") {
+				t.Fatalf("tables after Up = %v, want documents among them", got)
+			}
+			if err := migrate.Check(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Check after Up: %v", err)
+			}
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("second Up (no change) failed: %v", err)
+			}
+
+			if err := migrate.Down(ctx, db.engine, db.dsn, int(latest)+5); err != nil {
+				t.Fatalf("Down past the first migration: %v", err)
+			}
+			v, dirty, err = migrate.Version(ctx, db.engine, db.dsn)
+			if err != nil || v != 0 || dirty {
+				t.Fatalf("Version after Down all = %d, %v, %v; want 0, clean", v, dirty, err)
+			}
+			if got := db.tables(t); len(got) != 0 {
+				t.Fatalf("tables after Down all = %v, want none", got)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+				t.Fatalf("Down with nothing applied: %v", err)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, 0); err == nil {
+				t.Fatal("Down(0) was accepted")
+			}
+
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up after Down: %v", err)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+				t.Fatalf("Down 1: %v", err)
+			}
+			if v, _, _ := migrate.Version(ctx, db.engine, db.dsn); v != latest-1 {
+				t.Fatalf("Version after Down 1 = %d, want %d", v, latest-1)
+			}
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up after Down 1: %v", err)
+			}
+			if err := migrate.DownAll(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("DownAll: %v", err)
+			}
+			if got := db.tables(t); len(got) != 0 {
+				t.Fatalf("tables after DownAll = %v, want none", got)
+			}
+		})
+	}
+}
+
+func TestDirtyVersionIsRefused(t *testing.T) {
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := context.Background()
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up: %v", err)
+			}
+			latest, _ := migrate.Latest(db.engine)
+			// What golang-migrate leaves behind when a migration fails.
+			db.exec(t, "UPDATE schema_migrations SET dirty = true")
+
+			v, dirty, err := migrate.Version(ctx, db.engine, db.dsn)
+			if err != nil || !dirty || v != latest {
+				t.Fatalf("Version = %d, %v, %v; want %d, dirty", v, dirty, err, latest)
+			}
+			for what, err := range map[string]error{
+				"Up":      migrate.Up(ctx, db.engine, db.dsn),
+				"Down":    migrate.Down(ctx, db.engine, db.dsn, 1),
+				"DownAll": migrate.DownAll(ctx, db.engine, db.dsn),
+				"Check":   migrate.Check(ctx, db.engine, db.dsn),
+			} {
+				if !errors.Is(err, migrate.ErrDirty) {
+					t.Fatalf("%s on a dirty schema = %v, want ErrDirty", what, err)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, "dirty at version") || !strings.Contains(msg, "registry migrate force") {
+					t.Fatalf("%s: the dirty error does not say which version and how to repair: %q", what, msg)
+				}
+			}
+			if got := db.tables(t); !contains(got, "documents") {
+				t.Fatalf("a refused Down changed the schema: tables %v", got)
+			}
+
+			if err := migrate.Force(ctx, db.engine, db.dsn, int(latest)+1); err == nil {
+				t.Fatal("Force to a version beyond the newest migration was accepted")
+			}
+			if err := migrate.Force(ctx, db.engine, db.dsn, int(latest)); err != nil {
+				t.Fatalf("Force: %v", err)
+			}
+			if err := migrate.Check(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Check after Force: %v", err)
+			}
+		})
+	}
+}
+
+func TestUnknownEngine(t *testing.T) {
+	if err := migrate.Up(context.Background(), "oracle", "x"); err == nil || !strings.Contains(err.Error(), "unknown engine") {
+		t.Fatalf("Up with an unknown engine = %v", err)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := migrate.Up(ctx, migrate.SQLite, filepath.Join(t.TempDir(), "x.db")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Up with a cancelled context = %v", err)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
