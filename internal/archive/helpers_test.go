@@ -221,3 +221,5 @@ func (nopCloser) Close() error { return nil }
 func docEntry(t testing.TB, content string) tarEntry {
 	return tarEntry{name: "documents/" + digest(t, []byte(content)).Hex() + ".md", body: []byte(content)}
 }
+
+func gzipWriter(w *bytes.Buffer) *gzip.Writer { return gzip.NewWriter(w) }
