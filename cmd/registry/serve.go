@@ -25,6 +25,17 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)
 
+	// Listen first, so --addr with port 0 gives the real port to the public
+	// URL default.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if cfg.PublicURL == "" {
+		cfg.Addr = ln.Addr().String()
+	}
+
 	st, embedded, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
@@ -53,10 +64,6 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		}
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	auth := api.NewAuthenticator(svc, cfg.OpenPublish)
 	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes")
 	opts := []api.Option{
