@@ -238,8 +238,8 @@ func checkRecord(rec *Record, d protocol.Digest) error {
 		return ErrInvalidRecord.With(fmt.Sprintf("the record names %s, not the %s in its entry name", rec.Digest.Hex(), d.Hex()))
 	case len(rec.Origin) > maxOriginBytes:
 		return ErrInvalidRecord.With(fmt.Sprintf("the origin is longer than %d bytes", maxOriginBytes))
-	case len(rec.WithdrawReason) > maxWithdrawReasonBytes:
-		return ErrInvalidRecord.With(fmt.Sprintf("the withdrawal reason is longer than %d bytes", maxWithdrawReasonBytes))
+	case utf8.RuneCountInString(rec.WithdrawReason) > maxWithdrawReasonRunes:
+		return ErrInvalidRecord.With(fmt.Sprintf("the withdrawal reason is longer than %d characters", maxWithdrawReasonRunes))
 	case utf8.RuneCountInString(rec.Title) > protocol.MaxTitleRunes:
 		return ErrInvalidRecord.With(fmt.Sprintf("the title is longer than %d characters", protocol.MaxTitleRunes))
 	case utf8.RuneCountInString(rec.Description) > protocol.MaxDescriptionRunes:

@@ -77,9 +77,10 @@ type Record struct {
 
 // Limits on what a record may hold; an archive is hostile input.
 const (
-	maxRecordBytes         = 64 << 10
-	maxOriginBytes         = 2048
-	maxWithdrawReasonBytes = 2048
+	maxRecordBytes = 64 << 10
+	maxOriginBytes = 2048
+	// maxWithdrawReasonRunes is the engines' limit on a withdrawal reason.
+	maxWithdrawReasonRunes = 1000
 )
 
 func contentName(d protocol.Digest) string { return documentDir + d.Hex() + contentExt }
