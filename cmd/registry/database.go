@@ -9,66 +9,71 @@ import (
 
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/migrate"
+	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 // sqliteFile is the embedded store's file name under --data-dir.
 const sqliteFile = "registry.db"
 
-// isPostgres reports whether the configured database is PostgreSQL.
-func isPostgres(db config.Database) bool {
-	u := strings.ToLower(db.DatabaseURL)
-	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
-}
+// postgresAvailable tells the end-to-end test to run on PostgreSQL too.
+const postgresAvailable = true
 
-func sqlitePath(db config.Database) (string, error) {
-	if err := os.MkdirAll(db.DataDir, 0o750); err != nil {
-		return "", fmt.Errorf("creating the data directory: %w", err)
+// database resolves the configured engine and its DSN (a file path for
+// SQLite, creating the data directory).
+func database(db config.Database) (migrate.Engine, string, error) {
+	u := strings.ToLower(db.DatabaseURL)
+	switch {
+	case strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://"):
+		return migrate.Postgres, db.DatabaseURL, nil
+	case db.DatabaseURL != "":
+		return "", "", fmt.Errorf("--database-url must be a postgres:// URL (empty means the embedded SQLite store)")
 	}
-	return filepath.Join(db.DataDir, sqliteFile), nil
+	if err := os.MkdirAll(db.DataDir, 0o750); err != nil {
+		return "", "", fmt.Errorf("creating the data directory: %w", err)
+	}
+	return migrate.SQLite, filepath.Join(db.DataDir, sqliteFile), nil
 }
 
 // openStore opens the configured engine, applying pending migrations.
 // embedded reports whether it is the SQLite default.
 func openStore(ctx context.Context, db config.Database) (s store.Store, embedded bool, err error) {
-	switch {
-	case isPostgres(db):
-		s, err := openPostgres(ctx, db.DatabaseURL)
-		return s, false, err
-	case db.DatabaseURL != "":
-		return nil, false, fmt.Errorf("--database-url must be a postgres:// URL (empty means the embedded SQLite store)")
-	}
-	path, err := sqlitePath(db)
+	engine, dsn, err := database(db)
 	if err != nil {
-		return nil, true, err
+		return nil, false, err
 	}
-	st, err := sqlite.Open(ctx, path)
+	if engine == migrate.Postgres {
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, false, err
+		}
+		return st, false, nil
+	}
+	st, err := sqlite.Open(ctx, dsn)
 	if err != nil {
 		return nil, true, err
 	}
 	return st, true, nil
 }
 
-// migrateStore moves the schema "up" or "down".
+// migrateStore moves the schema "up" or all the way "down".
 func migrateStore(ctx context.Context, db config.Database, direction string) error {
-	if isPostgres(db) {
-		return migratePostgres(ctx, db.DatabaseURL, direction)
-	}
-	path, err := sqlitePath(db)
+	engine, dsn, err := database(db)
 	if err != nil {
 		return err
 	}
-	return sqlite.Migrate(ctx, path, direction)
+	if direction == "down" {
+		return migrate.DownAll(ctx, engine, dsn)
+	}
+	return migrate.Up(ctx, engine, dsn)
 }
 
 // schemaVersion reports the applied migration version.
 func schemaVersion(ctx context.Context, db config.Database) (uint, bool, error) {
-	if isPostgres(db) {
-		return postgresVersion(ctx, db.DatabaseURL)
-	}
-	path, err := sqlitePath(db)
+	engine, dsn, err := database(db)
 	if err != nil {
 		return 0, false, err
 	}
-	return sqlite.SchemaVersion(path)
+	return migrate.Version(ctx, engine, dsn)
 }
