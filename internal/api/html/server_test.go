@@ -1,0 +1,62 @@
+package html_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/agora-registry/registry/examples"
+	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store/sqlite"
+)
+
+// testServer is the real registry server (API + pages over the embedded
+// SQLite store) on a real loopback socket.
+type testServer struct {
+	URL string
+	svc *registry.Service
+}
+
+type serverOptions struct {
+	openPublish bool
+	examples    bool
+}
+
+func startServer(t *testing.T, o serverOptions) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log})
+	if o.examples {
+		if _, err := svc.SeedExamples(ctx, examples.Protocols, "protocols"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := api.New(svc, api.Config{Logger: log},
+		api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, o.openPublish)))
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return &testServer{URL: base, svc: svc}
+}
