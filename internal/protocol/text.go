@@ -7,6 +7,19 @@ import (
 	"unicode/utf8"
 )
 
+// CleanTitle applies the rules every title read from a document obeys
+// (one line, valid UTF-8, no control characters, at most MaxTitleRunes) to
+// a title given beside a document, as the paper-demo publish form does.
+func CleanTitle(s string) string {
+	return strings.TrimRightFunc(clipRunes(cleanLine(s), MaxTitleRunes), unicode.IsSpace)
+}
+
+// CleanDescription is CleanTitle for descriptions: line breaks are kept,
+// the limit is MaxDescriptionRunes.
+func CleanDescription(s string) string {
+	return strings.TrimRightFunc(clipRunes(cleanText(s), MaxDescriptionRunes), unicode.IsSpace)
+}
+
 // cleanLine makes text fit for a one-line field (title, version, author):
 // valid UTF-8, no control or bidirectional-override characters, every run of
 // blanks and line breaks one space, no blanks at the ends. YAML escapes can
