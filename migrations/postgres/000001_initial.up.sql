@@ -16,6 +16,14 @@ CREATE FUNCTION agora_tags_text(tags text[]) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN array_to_string(tags, ' ');
 
+-- Search configuration: English stemming without a stop-word list. Every
+-- word a user types must be able to match (a search for "other" or "the"
+-- finds documents holding it), as the SQLite engine's FTS5 does.
+CREATE TEXT SEARCH DICTIONARY agora_english_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION agora_english (COPY = english);
+ALTER TEXT SEARCH CONFIGURATION agora_english
+    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH agora_english_stem;
+
 CREATE TABLE documents (
     digest          bytea       PRIMARY KEY CHECK (length(digest) = 20),
     sha256          bytea       NOT NULL CHECK (length(sha256) = 32),
@@ -38,10 +46,10 @@ CREATE TABLE documents (
     withdrawn_at    timestamptz,
     withdraw_reason text        NOT NULL DEFAULT '',
     search          tsvector    GENERATED ALWAYS AS (
-        setweight(to_tsvector('english', title), 'A') ||
-        setweight(to_tsvector('english', description), 'B') ||
-        setweight(to_tsvector('english', agora_tags_text(tags)), 'B') ||
-        setweight(to_tsvector('english', agora_indexed_text(content)), 'D')
+        setweight(to_tsvector('agora_english', title), 'A') ||
+        setweight(to_tsvector('agora_english', description), 'B') ||
+        setweight(to_tsvector('agora_english', agora_tags_text(tags)), 'B') ||
+        setweight(to_tsvector('agora_english', agora_indexed_text(content)), 'D')
     ) STORED
 );
 
@@ -51,6 +59,8 @@ CREATE INDEX documents_search_idx ON documents USING gin (search) WHERE withdraw
 CREATE INDEX documents_tags_idx ON documents USING gin (tags) WHERE withdrawn_at IS NULL;
 CREATE INDEX documents_newest_idx ON documents (created_at, digest) WHERE withdrawn_at IS NULL;
 CREATE INDEX documents_name_idx ON documents ((lower(title) COLLATE "C"), digest) WHERE withdrawn_at IS NULL;
+-- Export walks every row, withdrawn too, in creation order.
+CREATE INDEX documents_created_idx ON documents (created_at, seq);
 CREATE INDEX documents_supersedes_idx ON documents (supersedes) WHERE supersedes IS NOT NULL;
 
 CREATE TABLE api_tokens (

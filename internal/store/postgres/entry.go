@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// entryColumns are the columns scanEntry reads, in order; content is never
+// among them (contentColumn is appended when it is wanted).
+const entryColumns = `digest, sha256, size, title, description, multiround, tags, version, supersedes,
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason`
+
+const contentColumn = `, content`
+
+// scanEntry reads entryColumns (and, with withContent, content) from a row.
+// extra receives further selected columns after those.
+func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error) {
+	var (
+		e          store.Entry
+		digest     []byte
+		sha        []byte
+		supersedes []byte
+		lints      []byte
+		withdrawn  *time.Time
+		m          = &e.Metadata
+	)
+	dest := []any{&digest, &sha, &e.Size, &m.Title, &m.Description, &m.Multiround, &m.Tags, &m.Version, &supersedes,
+		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason}
+	if withContent {
+		dest = append(dest, &e.Content)
+	}
+	dest = append(dest, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return store.Entry{}, err
+	}
+	if len(digest) != protocol.DigestSize || len(sha) != len(e.SHA256) {
+		return store.Entry{}, fmt.Errorf("postgres: stored row has a malformed digest (%d/%d bytes)", len(digest), len(sha))
+	}
+	e.Digest = protocol.Digest(digest)
+	e.SHA256 = [32]byte(sha)
+	if supersedes != nil {
+		if len(supersedes) != protocol.DigestSize {
+			return store.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed supersedes digest", e.Digest)
+		}
+		d := protocol.Digest(supersedes)
+		m.Supersedes = &d
+	}
+	if len(lints) > 0 {
+		if err := json.Unmarshal(lints, &e.Lints); err != nil {
+			return store.Entry{}, fmt.Errorf("postgres: stored lints of %s: %w", e.Digest, err)
+		}
+	}
+	if len(e.Lints) == 0 {
+		e.Lints = nil
+	}
+	e.CreatedAt = e.CreatedAt.UTC()
+	if withdrawn != nil {
+		w := withdrawn.UTC()
+		e.WithdrawnAt = &w
+	}
+	return e, nil
+}
+
+// row is the column values of one new document, in insertColumns order.
+const insertColumns = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason`
+
+// insertParams are the VALUES of insertColumns; a zero creation time is now.
+const insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18`
+
+func insertValues(nd store.NewDocument) ([]any, error) {
+	d := nd.Document
+	m := d.Metadata
+	if d.Sums.SHA1.IsZero() || len(d.Content) == 0 {
+		return nil, store.ErrInvalid.With("postgres: the document was not prepared (no digest or no content)")
+	}
+	var supersedes []byte
+	if m.Supersedes != nil {
+		supersedes = m.Supersedes[:]
+	}
+	if !utf8.ValidString(nd.WithdrawReason) || utf8.RuneCountInString(nd.WithdrawReason) > MaxWithdrawReasonRunes {
+		return nil, errBadReason
+	}
+	var createdAt, withdrawnAt *time.Time
+	if !nd.CreatedAt.IsZero() {
+		createdAt = &nd.CreatedAt
+	}
+	if nd.WithdrawnAt != nil {
+		withdrawnAt = nd.WithdrawnAt
+	}
+	lints := d.Lints
+	if lints == nil {
+		lints = []protocol.Lint{}
+	}
+	lintJSON, err := json.Marshal(lints)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
+	}
+	return []any{
+		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
+		mergeTags(m.Tags, nd.ExtraTags), m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
+		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
+	}, nil
+}
+
+// mergeTags is the front matter's tags followed by the extra tags, without
+// duplicates, within protocol.MaxTags.
+func mergeTags(front, extra []string) []string {
+	return nonNil(protocol.NormaliseTags(append(append([]string{}, front...), extra...)))
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// entryFromInsert is the entry a successful insert stored, without reading
+// it back.
+func entryFromInsert(nd store.NewDocument, created time.Time, withdrawn *time.Time) store.Entry {
+	d := nd.Document
+	m := d.Metadata
+	m.Tags = mergeTags(m.Tags, nd.ExtraTags)
+	m.Authors = nonNil(m.Authors)
+	return store.Entry{
+		Digest:    d.Sums.SHA1,
+		SHA256:    d.Sums.SHA256,
+		Size:      len(d.Content),
+		Metadata:  m,
+		Lints:     d.Lints,
+		CreatedAt: created.UTC(),
+		Origin:    nd.Origin,
+		// The stored values, so the entry equals a later Get.
+		WithdrawnAt:    asUTC(withdrawn),
+		WithdrawReason: nd.WithdrawReason,
+	}
+}

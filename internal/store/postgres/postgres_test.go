@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/store/postgres"
+	"github.com/agora-registry/registry/internal/store/storetest"
+)
+
+// openStore opens a migrated store on a fresh database for one test.
+func openStore(t testing.TB) *postgres.Store {
+	t.Helper()
+	dsn := pgtest.NewDatabase(t)
+	s, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("postgres.Open: %v", err)
+	}
+	// Registered after NewDatabase's clean-up, so it runs first: the pool
+	// closes before the database is dropped.
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openStore(t) })
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store { return openStore(b) })
+}

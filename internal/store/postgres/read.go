@@ -1,0 +1,234 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// MaxTagsLimit caps how many tags one Tags call returns.
+const MaxTagsLimit = 1000
+
+// eachChunk is how many rows Each reads per query: export streams the
+// whole store without one long-running query or unbounded memory.
+const eachChunk = 200
+
+// Get returns one entry; a withdrawn one comes with ErrWithdrawn.
+func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	e, err := s.get(ctx, d, withContent)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	if e.Withdrawn() {
+		e.Content = nil
+		return e, store.ErrWithdrawn
+	}
+	return e, nil
+}
+
+func (s *Store) get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+	cols := entryColumns
+	if withContent {
+		cols += contentColumn
+	}
+	e, err := scanEntry(s.pool.QueryRow(ctx, `SELECT `+cols+` FROM documents WHERE digest = $1`, d[:]), withContent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Entry{}, store.ErrNotFound
+	}
+	return e, mapErr(err)
+}
+
+// Content is the hot path of raw fetches: one primary-key lookup returning
+// only the bytes and the tombstone.
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var (
+		content   []byte
+		withdrawn bool
+	)
+	err := s.pool.QueryRow(ctx, `SELECT content, withdrawn_at IS NOT NULL FROM documents WHERE digest = $1`, d[:]).
+		Scan(&content, &withdrawn)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, store.ErrNotFound
+	case err != nil:
+		return nil, mapErr(err)
+	case withdrawn:
+		return nil, store.ErrWithdrawn
+	}
+	return content, nil
+}
+
+// Resolve answers many digests with one query, in the order asked.
+func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
+	if len(ds) > store.MaxResolve {
+		return nil, store.ErrInvalid.With(fmt.Sprintf("at most %d hashes can be resolved at once, got %d", store.MaxResolve, len(ds)))
+	}
+	out := make([]store.Resolution, len(ds))
+	if len(ds) == 0 {
+		return out, nil
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	keys := make([][]byte, len(ds))
+	for i := range ds {
+		keys[i] = ds[i][:]
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM documents WHERE digest = ANY($1)`, keys)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	found := make(map[protocol.Digest]store.Entry, len(ds))
+	for rows.Next() {
+		e, err := scanEntry(rows, false)
+		if err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		found[e.Digest] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	for i, d := range ds {
+		e, ok := found[d]
+		out[i] = store.Resolution{Digest: d, Found: ok, Entry: e}
+	}
+	return out, nil
+}
+
+// Successors lists listed entries that supersede d, oldest first.
+func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
+		WHERE supersedes = $1 AND withdrawn_at IS NULL ORDER BY created_at, digest`, d[:])
+}
+
+func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]store.Entry, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, e)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// Tags counts listed entries per tag, most used first, ties by name.
+func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
+	if limit <= 0 {
+		return nil, store.ErrInvalid.With("the tag limit must be positive")
+	}
+	limit = min(limit, MaxTagsLimit)
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT tag, count(*) FROM documents, unnest(tags) AS tag
+		WHERE withdrawn_at IS NULL GROUP BY tag ORDER BY count(*) DESC, tag LIMIT $1`, limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := []store.TagCount{}
+	var tc store.TagCount
+	_, err = pgx.ForEachRow(rows, []any{&tc.Tag, &tc.Count}, func() error {
+		out = append(out, tc)
+		return nil
+	})
+	return out, mapErr(err)
+}
+
+// Stats counts listed and withdrawn entries and distinct listed tags.
+func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var st store.Stats
+	err := s.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM documents WHERE withdrawn_at IS NULL),
+		(SELECT count(*) FROM documents WHERE withdrawn_at IS NOT NULL),
+		(SELECT count(DISTINCT tag) FROM documents, unnest(tags) AS tag WHERE withdrawn_at IS NULL)`).
+		Scan(&st.Documents, &st.Withdrawn, &st.Tags)
+	return st, mapErr(err)
+}
+
+// Each visits every entry with content in creation order (insertion order
+// among equal times), a chunk per query, so fn may take its time without
+// holding a query open.
+func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
+	var after *eachKey // nil: from the start
+	for {
+		chunk, last, err := s.eachChunk(ctx, after)
+		if err != nil {
+			return err
+		}
+		for _, e := range chunk {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < eachChunk {
+			return nil
+		}
+		after = &last
+	}
+}
+
+// eachKey is Each's position: the last row's (created_at, seq).
+type eachKey struct {
+	created time.Time
+	seq     int64
+}
+
+func (s *Store) eachChunk(ctx context.Context, after *eachKey) ([]store.Entry, eachKey, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	const sql = `SELECT ` + entryColumns + contentColumn + `, seq FROM documents %s ORDER BY created_at, seq LIMIT $1`
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if after == nil {
+		rows, err = s.pool.Query(ctx, fmt.Sprintf(sql, ""), eachChunk)
+	} else {
+		rows, err = s.pool.Query(ctx, fmt.Sprintf(sql, "WHERE (created_at, seq) > ($2, $3)"), eachChunk, after.created, after.seq)
+	}
+	if err != nil {
+		return nil, eachKey{}, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.Entry
+	var last eachKey
+	for rows.Next() {
+		e, err := scanEntry(rows, true, &last.seq)
+		if err != nil {
+			return nil, eachKey{}, mapErr(err)
+		}
+		last.created = e.CreatedAt
+		out = append(out, e)
+	}
+	return out, last, mapErr(rows.Err())
+}
+
+// asUTC is t in UTC, or nil.
+func asUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
