@@ -1,0 +1,55 @@
+package agent
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+func TestParseReplyShapes(t *testing.T) {
+	cases := map[string]Reply{
+		`{"status": "success", "body": "ok"}`:                         {Status: "success", Body: "ok"},
+		`{"status": "rejected"}`:                                      {Status: "rejected"},
+		`{"status": "failure", "body": "", "error": "boom"}`:          {Status: "failure", Error: "boom"},
+		`{"status": "error", "message": "sdk says no"}`:               {Status: "failure", Error: "sdk says no"},
+		`{"status": "success", "body": {"a": 1}}`:                     {Status: "success", Body: `{"a": 1}`},
+		`{"status": "success", "body": "x", "conversationId": "abc"}`: {Status: "success", Body: "x", ConversationID: "abc"},
+	}
+	for raw, want := range cases {
+		got, err := ParseReply([]byte(raw))
+		if err != nil || got != want {
+			t.Errorf("%s: got %+v, %v; want %+v", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{`[]`, `{"body": "x"}`, `{"status": "maybe"}`} {
+		if _, err := ParseReply([]byte(raw)); err == nil {
+			t.Errorf("%s accepted", raw)
+		}
+	}
+}
+
+func TestChooseProtocolCriteriaInOrder(t *testing.T) {
+	d := func(b byte) protocol.Digest { var x protocol.Digest; x[0] = b; return x }
+	weather := Candidate{Digest: d(1), Metadata: protocol.Metadata{Title: "Weather Protocol"}}
+	listed := Candidate{Digest: d(2), Metadata: protocol.Metadata{Title: "Other"}}
+	impl := Candidate{Digest: d(3), Implemented: true}
+	banned := Candidate{Digest: d(4), Implemented: true, Metadata: protocol.Metadata{Title: "weather"}}
+	wk := WellKnownInfo{Supported: map[protocol.Digest][]string{d(2): nil}, Unsupported: map[protocol.Digest]bool{d(4): true}}
+
+	c, err := ChooseProtocol(wk, []Candidate{banned, weather, impl, listed}, "weather")
+	if err != nil || c.Candidate.Digest != d(2) {
+		t.Fatalf("listed first: %+v %v", c, err)
+	}
+	c, _ = ChooseProtocol(wk, []Candidate{banned, weather, impl}, "weather")
+	if c.Candidate.Digest != d(3) {
+		t.Fatalf("implemented second: %+v", c)
+	}
+	c, _ = ChooseProtocol(wk, []Candidate{banned, {Digest: d(5)}, weather}, "weather forecast")
+	if c.Candidate.Digest != d(1) {
+		t.Fatalf("metadata third: %+v", c)
+	}
+	if _, err := ChooseProtocol(wk, []Candidate{banned}, ""); !errors.Is(err, ErrNoProtocol) {
+		t.Fatalf("only unsupported: %v", err)
+	}
+}
