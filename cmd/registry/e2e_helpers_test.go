@@ -108,6 +108,9 @@ func startServer(t *testing.T, args ...string) *server {
 			cmd.Process.Kill()
 			<-s.done
 		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", s.Logs())
+		}
 	})
 	return s
 }
@@ -182,5 +185,3 @@ func wantProblem(t *testing.T, what string, status int, h http.Header, body []by
 		t.Errorf("%s: problem %+v, want status %d code %s", what, p, wantStatus, wantCode)
 	}
 }
-
-

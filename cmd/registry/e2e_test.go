@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store/pgtest"
@@ -366,4 +369,56 @@ func TestFreshStoreHasExamples(t *testing.T) {
 	if again := stats(t, srv.URL); again["documents"] != st["documents"]+1 {
 		t.Errorf("documents after restart %d, want %d", again["documents"], st["documents"]+1)
 	}
+}
+
+// TestDatabaseOutage cuts the server off its PostgreSQL database: reads
+// and readiness answer 503 (not 500) with Retry-After, liveness stays 200,
+// and everything recovers on its own when the database returns.
+func TestDatabaseOutage(t *testing.T) {
+	admin, err := pgtest.AdminDSN()
+	if err != nil {
+		t.Skipf("no PostgreSQL for the outage test: %v", err)
+	}
+	dsn := pgtest.NewDatabase(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(u.Path, "/")
+	srv := startServer(t, "--database-url", dsn)
+
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	ident := pgx.Identifier{dbName}.Sanitize()
+	exec("ALTER DATABASE " + ident + " ALLOW_CONNECTIONS false")
+	t.Cleanup(func() { conn.Exec(ctx, "ALTER DATABASE "+ident+" ALLOW_CONNECTIONS true") })
+	exec(fmt.Sprintf("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s'", strings.ReplaceAll(dbName, "'", "''")))
+
+	status, h, body := call(t, "GET", srv.URL+"/readyz", nil)
+	wantProblem(t, "readyz during outage", status, h, body, 503, "database_unavailable")
+	status, h, body = call(t, "GET", srv.URL+"/protocol/a9993e364706816aba3e25717850c26c9cd0d89d", nil)
+	wantProblem(t, "raw fetch during outage", status, h, body, 503, "database_unavailable")
+	if h.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	if status, _, _ := call(t, "GET", srv.URL+"/healthz", nil); status != 200 {
+		t.Errorf("healthz during outage: %d", status)
+	}
+
+	exec("ALTER DATABASE " + ident + " ALLOW_CONNECTIONS true")
+	if status, _, body := call(t, "GET", srv.URL+"/readyz", nil); status != 200 {
+		t.Errorf("readyz after recovery: %d %s", status, body)
+	}
+	status, h, body = call(t, "GET", srv.URL+"/protocol/a9993e364706816aba3e25717850c26c9cd0d89d", nil)
+	wantProblem(t, "raw fetch after recovery", status, h, body, 404, "not_found")
 }
