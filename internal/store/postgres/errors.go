@@ -24,6 +24,12 @@ func mapErr(err error) error {
 	if apperr.As(err) != nil {
 		return err
 	}
+	// Failing to connect at all is an outage whatever the server said
+	// (e.g. SQLSTATE 55000 "not currently accepting connections").
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return unavailable(err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return mapPgError(pgErr, err)
