@@ -107,7 +107,9 @@ func (q Query) DecodeCursor() (c Cursor, ok bool, err error) {
 	if q.Cursor == "" {
 		return Cursor{}, false, nil
 	}
-	if len(q.Cursor) > 512 {
+	// A name cursor carries a title key of up to MaxTitleRunes runes,
+	// which JSON and Base64 can grow to about 1,800 characters.
+	if len(q.Cursor) > 2048 {
 		return Cursor{}, false, ErrInvalidCursor
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
