@@ -64,8 +64,9 @@ const stagedValues = `digest, sha256, content, size, title, description, multiro
 	authors, license, front_matter, lints, origin, coalesce(created_at, now()), withdrawn_at, withdraw_reason`
 
 // PutMany stores a batch in one transaction: COPY into a staging table,
-// then one INSERT … ON CONFLICT DO NOTHING in batch order, so the first
-// occurrence of a digest is the one created.
+// then one INSERT … ON CONFLICT DO NOTHING. Rows go in digest order, so
+// concurrent batches that overlap take their row locks in the same order
+// and cannot deadlock; among duplicates in one batch the first is created.
 func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, error) {
 	created := make([]bool, len(docs))
 	if len(docs) == 0 {
@@ -92,7 +93,7 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 			return err
 		}
 		inserted, err := tx.Query(ctx, `INSERT INTO documents (`+insertColumns+`)
-			SELECT `+stagedValues+` FROM put_many_staging ORDER BY ord
+			SELECT `+stagedValues+` FROM put_many_staging ORDER BY digest, ord
 			ON CONFLICT (digest) DO NOTHING
 			RETURNING digest`)
 		if err != nil {
