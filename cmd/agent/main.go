@@ -14,6 +14,7 @@ const usage = `usage:
   agent serve [--addr HOST:PORT] [--config FILE] [flags]   run a receiving agent
   agent send --to URL [--protocol FILE|HASH]... --body TEXT [flags]
   agent wellknown URL                                      show what an agent supports
+  agent healthcheck [--addr HOST:PORT]                     exit 0 if the local agent answers /healthz
 Run "agent <command> -h" for the flags of a command.
 `
 
@@ -30,6 +31,8 @@ func main() {
 		err = send(os.Args[2:])
 	case "wellknown":
 		err = wellknown(os.Args[2:])
+	case "healthcheck":
+		err = healthcheckCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
