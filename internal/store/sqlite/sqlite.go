@@ -21,6 +21,14 @@ import (
 // another connection (another process on the same file) before SQLITE_BUSY.
 const busyTimeoutMillis = 10000
 
+// pageSize is the page size of a new database file: larger than SQLite's
+// 4 KiB default because most documents are a few KiB (fewer overflow
+// pages) and the full-text index writes large segments.
+const pageSize = 8192
+
+// writeCacheKiB is the page cache of the write connection.
+const writeCacheKiB = 32 * 1024
+
 // Store is the SQLite engine. All writes go through one connection, so
 // writers queue in Go instead of failing with SQLITE_BUSY; reads use a pool
 // that WAL lets run beside the writer.
@@ -46,6 +54,11 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
+		// Big transactions (PutMany, FTS merges) spill less with a larger
+		// cache; it is only allocated as it fills.
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writeCacheKiB))
+		// Statement journals stay in memory instead of temporary files.
+		q.Add("_pragma", "temp_store(memory)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
 		// Take the write lock at BEGIN, so a transaction never fails halfway
@@ -70,6 +83,9 @@ func checkPath(path string) error {
 // refused.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	if err := initFile(ctx, path); err != nil {
 		return nil, err
 	}
 	if err := Migrate(ctx, path, "up"); err != nil {
@@ -100,6 +116,24 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// initFile sets the page size and WAL mode of a new file. The page size
+// must be set before anything else touches the file (the driver applies
+// DSN pragmas in alphabetical order, so journal_mode would come first); on
+// an existing file it is a no-op.
+func initFile(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma="+url.QueryEscape(fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis)))
+	if err != nil {
+		return mapErr(err)
+	}
+	defer db.Close()
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA page_size = %d", pageSize), "PRAGMA journal_mode = WAL"} {
+		if _, err := db.ExecContext(ctx, pragma); err != nil {
+			return fmt.Errorf("sqlite: opening %s: %w", path, mapErr(err))
+		}
+	}
+	return nil
 }
 
 // Engine names the engine.

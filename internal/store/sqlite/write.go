@@ -33,6 +33,27 @@ func (s *Store) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 type inserter struct {
 	doc, content, tag, fts *sql.Stmt
 	lastCreated            int64 // Unix microseconds
+	// pending are full-text rows written by flush. FTS5 writes its
+	// in-memory index to disk at every statement savepoint, so text
+	// interleaved with other inserts makes one tiny segment per document
+	// (and endless merging); written together they make one.
+	pending []ftsRow
+}
+
+type ftsRow struct {
+	id                             int64
+	title, description, tags, body string
+}
+
+// flush writes the pending full-text rows; call it before commit.
+func (in *inserter) flush(ctx context.Context) error {
+	for _, r := range in.pending {
+		if _, err := in.fts.ExecContext(ctx, r.id, r.title, r.description, r.tags, r.body); err != nil {
+			return err
+		}
+	}
+	in.pending = in.pending[:0]
+	return nil
 }
 
 func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
@@ -131,9 +152,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	if _, rest, ok := protocol.SplitFrontMatter(d.Content); ok {
 		body = rest
 	}
-	if _, err := in.fts.ExecContext(ctx, id, m.Title, m.Description, strings.Join(tags, " "), string(body)); err != nil {
-		return false, err
-	}
+	in.pending = append(in.pending, ftsRow{id, m.Title, m.Description, strings.Join(tags, " "), string(body)})
 	return true, nil
 }
 
@@ -152,6 +171,9 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 			return err
 		}
 		if created, err = in.insert(ctx, nd); err != nil {
+			return err
+		}
+		if err := in.flush(ctx); err != nil {
 			return err
 		}
 		e, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM documents d WHERE d.hex = ?`, nd.Document.Sums.SHA1.Hex()))
@@ -184,7 +206,7 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 				return err
 			}
 		}
-		return nil
+		return in.flush(ctx)
 	})
 	if err != nil {
 		return nil, err
