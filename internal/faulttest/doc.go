@@ -1,0 +1,12 @@
+// Package faulttest holds the reliability tests of the registry: real
+// processes on this machine under real faults (PostgreSQL restarted under
+// load, the registry killed with SIGKILL mid-write on SQLite) and a sustained
+// mixed load with a memory-leak check. The figures they log are the ones in
+// docs/RELIABILITY.md.
+//
+// The tests run only with REGISTRY_TEST_FAULTS=1. The PostgreSQL restart
+// affects the whole local cluster, so run this package on its own, after
+// the main test run:
+//
+//	REGISTRY_TEST_FAULTS=1 go test -count=1 -p 1 -timeout 8m ./internal/faulttest/
+package faulttest
