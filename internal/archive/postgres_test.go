@@ -9,7 +9,9 @@ import (
 	"github.com/agora-registry/registry/internal/store/postgres"
 )
 
-func openPostgres(t *testing.T) store.Store {
+func openPostgres(t *testing.T) store.Store { return openPostgresTB(t) }
+
+func openPostgresTB(t testing.TB) store.Store {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
 	if err != nil {
