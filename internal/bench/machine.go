@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ type Machine struct {
 	PostgreSQL string `json:"postgresql,omitempty"`
 	Nginx      string `json:"nginx,omitempty"`
 	Kernel     string `json:"kernel,omitempty"`
+	// Load1 is the one-minute load average when the run started: above the
+	// CPU count, other work competed with the benchmark.
+	Load1 float64 `json:"load1"`
 }
 
 // DescribeMachine collects the machine facts the report prints.
@@ -36,6 +40,11 @@ func DescribeMachine(ctx context.Context, adminDSN, nginxBin string) Machine {
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			m.Load1, _ = strconv.ParseFloat(f[0], 64)
+		}
 	}
 	if adminDSN != "" {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)

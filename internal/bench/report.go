@@ -76,6 +76,10 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	if m.Nginx != "" {
 		fmt.Fprintf(b, ", nginx %s", m.Nginx)
 	}
+	fmt.Fprintf(b, "; load average %.2f at the start", m.Load1)
+	if m.Load1 > float64(m.CPUs) {
+		b.WriteString(" (**busy machine: other work competed with this run**)")
+	}
 	fmt.Fprintf(b, ". %d connections (publish: %d clients), %.0f s per measurement; search words: common %q, rare %q, tag %q.\n\n", r.Connections, publishClients, r.Seconds, r.Words[0], r.Words[1], r.Words[2])
 	if r.Import != nil {
 		fmt.Fprintf(b, "- Bulk import: %s documents (%.1f MiB) in %.2f s = **%s docs/s** (%s).\n", thousands(r.Import.Documents), float64(r.Import.Bytes)/(1<<20), r.Import.Seconds, thousands(int(r.Import.DocsPerSec)), r.Import.Command)

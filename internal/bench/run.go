@@ -53,6 +53,9 @@ func Run(ctx context.Context, o Options) error {
 		dsn = o.AdminDSN
 	}
 	machine := DescribeMachine(ctx, dsn, nginxBin)
+	if machine.Load1 > float64(machine.CPUs) {
+		o.Log.Warn("the machine is busy: other processes compete with the benchmark", "load1", machine.Load1, "cpus", machine.CPUs)
+	}
 
 	o.Log.Info("building registry")
 	regBin := filepath.Join(o.WorkDir, "registry")
@@ -165,6 +168,7 @@ func (o Options) measureBaselines(ctx context.Context, c *Corpus, nginxBin strin
 				res = &ScenarioResult{Name: name, Description: sc.Description, Date: time.Now().UTC()}
 				into[name] = res
 			}
+			warmUp(ctx, sc, "http://"+addr, o.Connections, o.Duration)
 			sat := Attack(ctx, srv.name, Load{Targeter: sc.Targeter("http://" + addr), Connections: o.Connections, Duration: o.Duration, Expect: sc.Expect, PID: pid})
 			rate := sat.RPS / 2
 			if ref := res.Find("net/http", "saturation"); ref != nil {
@@ -189,7 +193,10 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 		return err
 	}
 	env := []string{"REGISTRY_DATA_DIR=" + dataDir, "REGISTRY_DATABASE_URL="}
-	serveArgs := []string{"serve", "--data-dir", dataDir, "--open-publish", "--no-examples"}
+	// All load comes from one loopback client, so the per-client rate limits
+	// are off; request logs go to warn so the log file is not the bottleneck.
+	serveArgs := []string{"serve", "--data-dir", dataDir, "--open-publish", "--no-examples",
+		"--rate-limit", "0", "--publish-rate-limit", "0", "--log-level", "warn"}
 	switch engine {
 	case "sqlite":
 	case "postgres":
@@ -260,6 +267,9 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 		if b := baselines[name]; b != nil {
 			res.Measurements = append(res.Measurements, b.Measurements...)
 		}
+		if !strings.HasPrefix(name, "publish") { // a warm-up publish would change what is measured
+			warmUp(ctx, sc, base, conns, o.Duration)
+		}
 		sat := Attack(ctx, "registry", Load{Targeter: sc.Targeter(base), Connections: conns, Duration: o.Duration, Expect: sc.Expect, PID: p.PID()})
 		rate := sat.RPS / 2
 		if ref := res.Find("net/http", "saturation"); ref != nil {
@@ -274,6 +284,12 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 		}
 	}
 	return nil
+}
+
+// warmUp runs an unmeasured short load first, so connection set-up, page
+// cache and JIT-like warm paths (statement caches, pools) are not measured.
+func warmUp(ctx context.Context, sc Scenario, base string, conns int, d time.Duration) {
+	Attack(ctx, "warm-up", Load{Targeter: sc.Targeter(base), Connections: conns, Duration: min(d/4, time.Second), Expect: sc.Expect})
 }
 
 // checkBytes verifies that the registry answers document i byte for byte,
