@@ -159,6 +159,7 @@ func (s *Server) routes() {
 	v1.POST("/resolve", s.resolve)
 	v1.GET("/tags", s.tags)
 	v1.GET("/stats", s.stats)
+	v1.GET("/openapi.json", s.openAPI)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -1,0 +1,406 @@
+package openapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/api/openapi"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/sqlite"
+)
+
+// htmlRoutes are the browser pages: HTML, not API, so the document leaves
+// them out. Each must still exist, so this list cannot go stale.
+var htmlRoutes = map[string]bool{
+	"GET /protocols":   true,
+	"GET /protocols/*": true,
+	"GET /publish":     true,
+	"POST /publish":    true,
+	"GET /tags":        true,
+	"GET /static/*":    true,
+}
+
+// sharedStatuses may be answered by (nearly) every operation for reasons
+// outside the handler (rate limit, a bug, a database outage); they are
+// checked once on representative routes instead of per operation. 500
+// cannot be provoked on purpose and is only required to be documented.
+var sharedStatuses = map[string]bool{"429": true, "500": true, "503": true}
+
+// storeFree operations never touch the database, so they must not
+// document 503.
+var storeFree = map[string]bool{"GET /healthz": true, "GET /metrics": true, "GET /api/v1/openapi.json": true}
+
+// unlimited operations are probes and scrapes, exempt from the rate limit,
+// so they must not document 429.
+var unlimited = map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /metrics": true}
+
+type document struct {
+	OpenAPI    string                                `json:"openapi"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components map[string]map[string]json.RawMessage `json:"components"`
+}
+
+type operation struct {
+	Responses map[string]json.RawMessage `json:"responses"`
+}
+
+var httpMethods = map[string]bool{"get": true, "head": true, "post": true, "put": true, "delete": true, "patch": true, "options": true, "trace": true}
+
+func load(t *testing.T) document {
+	t.Helper()
+	var d document
+	if err := json.Unmarshal(openapi.Document, &d); err != nil {
+		t.Fatalf("openapi.json is not JSON: %v", err)
+	}
+	if d.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi = %q, want 3.1.0", d.OpenAPI)
+	}
+	return d
+}
+
+// operations maps "METHOD /path" to the documented status codes.
+func operations(t *testing.T, d document) map[string]map[string]bool {
+	t.Helper()
+	ops := map[string]map[string]bool{}
+	for path, item := range d.Paths {
+		for method, raw := range item {
+			if !httpMethods[method] {
+				continue // "parameters", "summary", …
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			codes := map[string]bool{}
+			for code := range op.Responses {
+				codes[code] = true
+			}
+			ops[strings.ToUpper(method)+" "+path] = codes
+		}
+	}
+	return ops
+}
+
+// docPath turns an echo route into the document's path template: the
+// registry's only wildcards are the trailing hashes.
+func docPath(route string) string {
+	if strings.HasSuffix(route, "/*") {
+		return strings.TrimSuffix(route, "*") + "{hash}"
+	}
+	return route
+}
+
+// TestReferencesResolve: every $ref points at a component that exists.
+func TestReferencesResolve(t *testing.T) {
+	d := load(t)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+				if len(parts) != 2 || d.Components[parts[0]][parts[1]] == nil {
+					t.Errorf("dangling $ref %q", ref)
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	var all any
+	if err := json.Unmarshal(openapi.Document, &all); err != nil {
+		t.Fatal(err)
+	}
+	walk(all)
+}
+
+// fixture is a real server over a real SQLite store.
+type fixture struct {
+	srv                    *httptest.Server
+	echo                   *echo.Echo
+	st                     store.Store
+	publishToken, adminTok string
+	doc, withdrawn         protocol.Digest
+}
+
+func newFixture(t *testing.T, opts ...api.Option) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test", MaxDocumentBytes: 8 << 10, Logger: log})
+	pages, err := html.New(svc, html.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = append([]api.Option{api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, false))}, opts...)
+	s := api.New(svc, api.Config{Logger: log, MaxBodyBytes: 16 << 10}, opts...)
+	f := &fixture{srv: httptest.NewServer(s.Echo()), echo: s.Echo(), st: st}
+	t.Cleanup(f.srv.Close)
+
+	pub, err := svc.CreateToken(ctx, "publisher", []store.Scope{store.ScopePublish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := svc.CreateToken(ctx, "admin", []store.Scope{store.ScopeAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.publishToken, f.adminTok = pub.Secret, adm.Secret
+	for i, body := range []string{"---\nname: Kept\ndescription: stays\ntags: [kept]\n---\n# Kept\n", "# Withdrawn\n\nGoes away.\n"} {
+		res, err := svc.PublishRequest(ctx, registry.PublishRequest{Content: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			f.doc = res.Entry.Digest
+		} else {
+			f.withdrawn = res.Entry.Digest
+		}
+	}
+	if err := svc.Withdraw(ctx, f.withdrawn, "test"); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// scenario is one representative request and the status it must get.
+type scenario struct {
+	name    string
+	op      string // "METHOD /documented/path"
+	method  string
+	path    string // with query, already escaped
+	header  map[string]string
+	body    string
+	status  int
+	onlyFor string // "" normal fixture, "ratelimited", "closed"
+}
+
+func (f *fixture) do(t *testing.T, sc scenario) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(sc.method, f.srv.URL+sc.path, strings.NewReader(sc.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range sc.header {
+		req.Header.Set(k, v)
+	}
+	res, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+func scenarios(f *fixture) []scenario {
+	hex, b64, gone := f.doc.Hex(), f.doc.Base64(), f.withdrawn.Hex()
+	unknown := protocol.MustParseDigest("0000000000000000000000000000000000000000").Hex()
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	withType := func(tok, ct string) map[string]string {
+		h := bearer(tok)
+		h["Content-Type"] = ct
+		return h
+	}
+	big := strings.Repeat("x", 20<<10)
+	bigDoc := "# Big\n\n" + strings.Repeat("y", 9<<10)
+	return []scenario{
+		{name: "raw hex", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + hex, status: 200},
+		{name: "raw base64 %2F", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + url.PathEscape(b64), status: 200},
+		{name: "raw etag", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + hex, header: map[string]string{"If-None-Match": `"` + hex + `"`}, status: 304},
+		{name: "raw malformed", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/nothex", status: 400},
+		{name: "raw unknown", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + unknown, status: 404},
+		{name: "raw withdrawn", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + gone, status: 410},
+		{name: "head raw", op: "HEAD /protocol/{hash}", method: "HEAD", path: "/protocol/" + hex, status: 200},
+		{name: "head raw etag", op: "HEAD /protocol/{hash}", method: "HEAD", path: "/protocol/" + hex, header: map[string]string{"If-None-Match": `"` + hex + `"`}, status: 304},
+		{name: "head raw malformed", op: "HEAD /protocol/{hash}", method: "HEAD", path: "/protocol/zz", status: 400},
+		{name: "head raw unknown", op: "HEAD /protocol/{hash}", method: "HEAD", path: "/protocol/" + unknown, status: 404},
+		{name: "head raw withdrawn", op: "HEAD /protocol/{hash}", method: "HEAD", path: "/protocol/" + gone, status: 410},
+		{name: "raw ?id base64", op: "GET /protocol", method: "GET", path: "/protocol?id=" + url.QueryEscape(b64), status: 200},
+		{name: "raw ?id etag", op: "GET /protocol", method: "GET", path: "/protocol?id=" + hex, header: map[string]string{"If-None-Match": `"` + hex + `"`}, status: 304},
+		{name: "raw ?id missing", op: "GET /protocol", method: "GET", path: "/protocol", status: 400},
+		{name: "raw ?id unknown", op: "GET /protocol", method: "GET", path: "/protocol?id=" + unknown, status: 404},
+		{name: "raw ?id withdrawn", op: "GET /protocol", method: "GET", path: "/protocol?id=" + gone, status: 410},
+		{name: "head ?id", op: "HEAD /protocol", method: "HEAD", path: "/protocol?id=" + hex, status: 200},
+		{name: "head ?id etag", op: "HEAD /protocol", method: "HEAD", path: "/protocol?id=" + hex, header: map[string]string{"If-None-Match": `"` + hex + `"`}, status: 304},
+		{name: "head ?id malformed", op: "HEAD /protocol", method: "HEAD", path: "/protocol?id=x", status: 400},
+		{name: "head ?id unknown", op: "HEAD /protocol", method: "HEAD", path: "/protocol?id=" + unknown, status: 404},
+		{name: "head ?id withdrawn", op: "HEAD /protocol", method: "HEAD", path: "/protocol?id=" + gone, status: 410},
+		{name: "metadata", op: "GET /metadata", method: "GET", path: "/metadata?id=" + url.QueryEscape(b64), status: 200},
+		{name: "metadata malformed", op: "GET /metadata", method: "GET", path: "/metadata?id=nope", status: 400},
+		{name: "metadata unknown", op: "GET /metadata", method: "GET", path: "/metadata?id=" + unknown, status: 404},
+		{name: "metadata withdrawn", op: "GET /metadata", method: "GET", path: "/metadata?id=" + gone, status: 410},
+		{name: "demo list", op: "GET /", method: "GET", path: "/", status: 200},
+		{name: "demo publish", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"name":"Demo","description":"d","protocol":"# Demo\n"}`, status: 200},
+		{name: "demo publish bad json", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":`, status: 400},
+		{name: "demo publish no token", op: "POST /", method: "POST", path: "/", body: `{"protocol":"# x\n"}`, status: 401},
+		{name: "demo publish bad token", op: "POST /", method: "POST", path: "/", header: bearer("not-a-token"), body: `{"protocol":"# x\n"}`, status: 401},
+		{name: "demo publish too large", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":"` + big + `"}`, status: 413},
+		{name: "search", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?q=kept&limit=5", status: 200},
+		{name: "search bad limit", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?limit=-1", status: 400},
+		{name: "publish new", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/markdown"), body: "# New\n\nFresh.\n", status: 201},
+		{name: "publish again", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/markdown"), body: "# New\n\nFresh.\n", status: 200},
+		{name: "publish json", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "application/json"), body: `{"content":"# Json\n","tags":["x"]}`, status: 201},
+		{name: "publish empty", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/plain"), body: "", status: 400},
+		{name: "publish no token", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", body: "# x\n", status: 401},
+		{name: "publish body too large", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/plain"), body: big, status: 413},
+		{name: "publish document too large", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/plain"), body: bigDoc, status: 413},
+		{name: "publish bad media type", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "image/png"), body: "x", status: 415},
+		{name: "get", op: "GET /api/v1/protocols/{hash}", method: "GET", path: "/api/v1/protocols/" + url.PathEscape(b64) + "?content=1", status: 200},
+		{name: "get malformed", op: "GET /api/v1/protocols/{hash}", method: "GET", path: "/api/v1/protocols/abc", status: 400},
+		{name: "get unknown", op: "GET /api/v1/protocols/{hash}", method: "GET", path: "/api/v1/protocols/" + unknown, status: 404},
+		{name: "get withdrawn", op: "GET /api/v1/protocols/{hash}", method: "GET", path: "/api/v1/protocols/" + gone, status: 410},
+		{name: "withdraw no token", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/" + hex, status: 401},
+		{name: "withdraw publish scope", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/" + hex, header: bearer(f.publishToken), status: 403},
+		{name: "withdraw malformed", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/zz", header: bearer(f.adminTok), status: 400},
+		{name: "withdraw unknown", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/" + unknown, header: bearer(f.adminTok), status: 404},
+		{name: "withdraw withdrawn (idempotent)", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/" + gone, header: bearer(f.adminTok), status: 204},
+		{name: "demo publish with an admin token", op: "POST /", method: "POST", path: "/", header: bearer(f.adminTok), body: `{"protocol":"# ok\n"}`, status: 200},
+		{name: "resolve", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":["` + hex + `","` + b64 + `","bad"]}`, status: 200},
+		{name: "resolve bad json", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":1}`, status: 400},
+		{name: "resolve too large", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":["` + big + `"]}`, status: 413},
+		{name: "tags", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags", status: 200},
+		{name: "tags bad limit", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags?limit=x", status: 400},
+		{name: "stats", op: "GET /api/v1/stats", method: "GET", path: "/api/v1/stats", status: 200},
+		{name: "openapi", op: "GET /api/v1/openapi.json", method: "GET", path: "/api/v1/openapi.json", status: 200},
+		{name: "healthz", op: "GET /healthz", method: "GET", path: "/healthz", status: 200},
+		{name: "readyz", op: "GET /readyz", method: "GET", path: "/readyz", status: 200},
+		{name: "metrics", op: "GET /metrics", method: "GET", path: "/metrics", status: 200},
+		// Last: it withdraws the kept document.
+		{name: "withdraw", op: "DELETE /api/v1/protocols/{hash}", method: "DELETE", path: "/api/v1/protocols/" + hex, header: bearer(f.adminTok), body: `{"reason":"test"}`, status: 204},
+		// Shared statuses on representative routes.
+		{name: "rate limited", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols", status: 429, onlyFor: "ratelimited"},
+		{name: "database down: readyz", op: "GET /readyz", method: "GET", path: "/readyz", status: 503, onlyFor: "closed"},
+		{name: "database down: raw", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + unknown, status: 503, onlyFor: "closed"},
+		{name: "database down: search", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols", status: 503, onlyFor: "closed"},
+	}
+}
+
+// TestDocumentMatchesRouter: every route the server registers (except the
+// HTML pages) is documented with its method, and nothing else is.
+func TestDocumentMatchesRouter(t *testing.T) {
+	ops := operations(t, load(t))
+	f := newFixture(t)
+	registered := map[string]bool{}
+	for _, r := range f.echo.Routes() {
+		key := r.Method + " " + r.Path
+		if htmlRoutes[key] {
+			registered[key] = true
+			continue
+		}
+		key = r.Method + " " + docPath(r.Path)
+		registered[key] = true
+		if ops[key] == nil {
+			t.Errorf("route %s %s is not in openapi.json", r.Method, r.Path)
+		}
+	}
+	for key := range htmlRoutes {
+		if !registered[key] {
+			t.Errorf("HTML route %s is excluded from the check but no longer registered: update htmlRoutes", key)
+		}
+	}
+	for key := range ops {
+		if !registered[key] {
+			t.Errorf("openapi.json documents %s, which the server does not route", key)
+		}
+	}
+}
+
+// TestStatusCodesMatchHandlers sends a representative request for every
+// documented status of every operation to the real server: each answer
+// must be documented, and each documented status must be produced.
+func TestStatusCodesMatchHandlers(t *testing.T) {
+	ops := operations(t, load(t))
+	normal := newFixture(t)
+	limited := newFixture(t, api.WithRateLimit(api.NewRateLimiter(0.001, 1, "requests")))
+	closed := newFixture(t)
+	if err := closed.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]map[string]bool{}
+	for _, sc := range scenarios(normal) {
+		f := normal
+		switch sc.onlyFor {
+		case "ratelimited":
+			f = limited
+			limited.do(t, scenario{method: "GET", path: "/api/v1/stats"}) // spend the burst
+		case "closed":
+			f = closed
+		}
+		codes := ops[sc.op]
+		if codes == nil {
+			t.Errorf("%s: operation %s is not documented", sc.name, sc.op)
+			continue
+		}
+		res := f.do(t, sc)
+		got := strconv.Itoa(res.StatusCode)
+		if res.StatusCode != sc.status {
+			t.Errorf("%s: %s %s answered %d, want %d", sc.name, sc.method, sc.path, res.StatusCode, sc.status)
+		}
+		if !codes[got] {
+			t.Errorf("%s: %s answered %s, which openapi.json does not document", sc.name, sc.op, got)
+		}
+		if seen[sc.op] == nil {
+			seen[sc.op] = map[string]bool{}
+		}
+		seen[sc.op][got] = true
+	}
+	var keys []string
+	for k := range ops {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, op := range keys {
+		for code := range ops[op] {
+			if !sharedStatuses[code] && !seen[op][code] {
+				t.Errorf("%s documents %s but no representative request produced it: add a scenario or drop the status", op, code)
+			}
+		}
+		for code := range sharedStatuses {
+			wanted := !(code == "503" && storeFree[op]) && !(code == "429" && unlimited[op])
+			if wanted != ops[op][code] {
+				t.Errorf("%s: shared status %s documented=%v, want %v", op, code, ops[op][code], wanted)
+			}
+		}
+	}
+}
+
+// TestServedDocumentIsTheEmbeddedOne checks the route serves these bytes.
+func TestServedDocumentIsTheEmbeddedOne(t *testing.T) {
+	f := newFixture(t)
+	res, err := f.srv.Client().Get(f.srv.URL + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") || string(body) != string(openapi.Document) {
+		t.Fatalf("GET /api/v1/openapi.json: %d %q, %d bytes (embedded: %d)", res.StatusCode, res.Header.Get("Content-Type"), len(body), len(openapi.Document))
+	}
+}
