@@ -1,6 +1,2 @@
 DROP TABLE IF EXISTS api_tokens;
 DROP TABLE IF EXISTS documents;
-DROP FUNCTION IF EXISTS agora_indexed_text(bytea);
-DROP FUNCTION IF EXISTS agora_tags_text(text[]);
-DROP TEXT SEARCH CONFIGURATION IF EXISTS agora_english;
-DROP TEXT SEARCH DICTIONARY IF EXISTS agora_english_stem;

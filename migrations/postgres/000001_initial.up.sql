@@ -1,28 +1,10 @@
 -- Protocol documents, keyed by the SHA-1 of their exact bytes.
 
--- The text of a document for full-text indexing. convert_from is only
--- STABLE (it consults the conversion catalog), but decoding UTF-8 into a
--- UTF-8 database never changes, so declaring the wrapper IMMUTABLE lets the
--- search vector be a generated column without storing a text copy of every
--- document. Only the first 100,000 characters are indexed: a tsvector is
--- limited to 1 MB, and a 1 MiB document of distinct words could exceed it.
-CREATE FUNCTION agora_indexed_text(content bytea) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN left(convert_from(content, 'UTF8'), 100000);
-
--- array_to_string is STABLE for arbitrary element types; for text[] it is
--- immutable in fact.
-CREATE FUNCTION agora_tags_text(tags text[]) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN array_to_string(tags, ' ');
-
--- Search configuration: English stemming without a stop-word list. Every
--- word a user types must be able to match (a search for "other" or "the"
--- finds documents holding it), as the SQLite engine's FTS5 does.
-CREATE TEXT SEARCH DICTIONARY agora_english_stem (TEMPLATE = snowball, Language = english);
-CREATE TEXT SEARCH CONFIGURATION agora_english (COPY = english);
-ALTER TEXT SEARCH CONFIGURATION agora_english
-    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH agora_english_stem;
+-- Full-text search works on word arrays the registry computes in Go (the
+-- lower-cased runs of letters and digits, as store.Terms splits a query):
+-- PostgreSQL's own to_tsvector parses at about 1 MB/s per core, which would
+-- cap publishing at a few hundred documents per second. Matching is array
+-- containment on a GIN index; there is no stemming and no stop-word list.
 
 CREATE TABLE documents (
     digest          bytea       PRIMARY KEY CHECK (length(digest) = 20),
@@ -45,17 +27,30 @@ CREATE TABLE documents (
     seq             bigint      GENERATED ALWAYS AS IDENTITY UNIQUE,
     withdrawn_at    timestamptz,
     withdraw_reason text        NOT NULL DEFAULT '',
-    search          tsvector    GENERATED ALWAYS AS (
-        setweight(to_tsvector('agora_english', title), 'A') ||
-        setweight(to_tsvector('agora_english', description), 'B') ||
-        setweight(to_tsvector('agora_english', agora_tags_text(tags)), 'B') ||
-        setweight(to_tsvector('agora_english', agora_indexed_text(content)), 'D')
-    ) STORED
-);
+    -- words: every distinct word of title, description, tags and body
+    -- (out of line, read through its GIN index). title_words and
+    -- meta_words (description and tags) rank the matches.
+    words           text[]      NOT NULL DEFAULT '{}',
+    title_words     text[]      NOT NULL DEFAULT '{}',
+    meta_words      text[]      NOT NULL DEFAULT '{}'
+)
+-- Push content and the word list out of the row as soon as the row is
+-- larger than 128 bytes: the heap then holds metadata only, so listing,
+-- ranking and resolving scan a dense table that stays in cache. Metadata
+-- columns are MAIN (kept in the row unless it exceeds ~2 kB).
+WITH (toast_tuple_target = 128);
+
+ALTER TABLE documents
+    ALTER COLUMN title SET STORAGE MAIN,
+    ALTER COLUMN tags SET STORAGE MAIN,
+    ALTER COLUMN authors SET STORAGE MAIN,
+    ALTER COLUMN lints SET STORAGE MAIN,
+    ALTER COLUMN title_words SET STORAGE MAIN,
+    ALTER COLUMN meta_words SET STORAGE MAIN;
 
 -- Listing indexes cover listed (not withdrawn) rows only: every browse and
 -- search excludes withdrawn rows.
-CREATE INDEX documents_search_idx ON documents USING gin (search) WHERE withdrawn_at IS NULL;
+CREATE INDEX documents_words_idx ON documents USING gin (words) WHERE withdrawn_at IS NULL;
 CREATE INDEX documents_tags_idx ON documents USING gin (tags) WHERE withdrawn_at IS NULL;
 CREATE INDEX documents_newest_idx ON documents (created_at, digest) WHERE withdrawn_at IS NULL;
 CREATE INDEX documents_name_idx ON documents ((lower(title) COLLATE "C"), digest) WHERE withdrawn_at IS NULL;

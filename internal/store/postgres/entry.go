@@ -70,10 +70,12 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 
 // row is the column values of one new document, in insertColumns order.
 const insertColumns = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
-	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason`
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason,
+	words, title_words, meta_words`
 
 // insertParams are the VALUES of insertColumns; a zero creation time is now.
-const insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18`
+const insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18,
+	$19, $20, $21`
 
 func insertValues(nd store.NewDocument) ([]any, error) {
 	d := nd.Document
@@ -103,10 +105,13 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
 	}
+	tags := mergeTags(m.Tags, nd.ExtraTags)
+	words, titleWords, metaWords := documentWords(d.Content, m, tags)
 	return []any{
 		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
-		mergeTags(m.Tags, nd.ExtraTags), m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
+		tags, m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
 		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
+		words, titleWords, metaWords,
 	}, nil
 }
 

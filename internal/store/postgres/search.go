@@ -17,14 +17,18 @@ import (
 // lower-cased titles by code point, the same on every server.
 const nameKey = `(lower(title) COLLATE "C")`
 
-// rankExpr scores a match: title (weight A) above description and tags (B)
-// above body (D). It depends only on the row and the query, so every page
-// of one query computes the same ranks and keyset pagination holds.
-const rankExpr = `ts_rank(search, %s)::float8`
+// Rank weights: a query word in the title counts 1, in the description
+// or tags 0.4, in the body alone 0. A rank depends only on the row and the
+// query, so every page of one query computes the same ranks and keyset
+// pagination holds.
+const (
+	titleWeight = "1.0"
+	metaWeight  = "0.4"
+)
 
 // searchSQL assembles one parameterised search statement. User text only
-// ever reaches the database as a parameter: the words of store.Terms,
-// joined with spaces and parsed by plainto_tsquery, which has no operators.
+// ever reaches the database as parameters (the words of store.Terms); the
+// statement's shape depends only on how many words there are.
 type searchSQL struct {
 	args  []any
 	where []string
@@ -53,10 +57,9 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 
 	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-	var tsquery string
-	if terms := store.Terms(q.Text); len(terms) > 0 {
-		tsquery = "plainto_tsquery('agora_english', " + b.arg(strings.Join(terms, " ")) + ")"
-		b.where = append(b.where, "search @@ "+tsquery)
+	words := queryWords(store.Terms(q.Text))
+	if len(words) > 0 {
+		b.where = append(b.where, "words @> "+b.arg(words)+"::text[]")
 	}
 	if len(q.Tags) > 0 {
 		b.where = append(b.where, "tags @> "+b.arg(q.Tags)+"::text[]")
@@ -77,7 +80,12 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 		sql = `SELECT ` + entryColumns + `, ` + nameKey + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
 			` ORDER BY ` + nameKey + `, digest`
 	case store.SortRelevance:
-		rank := fmt.Sprintf(rankExpr, tsquery)
+		var parts []string
+		for _, w := range words {
+			p := b.arg([]string{w}) + "::text[]"
+			parts = append(parts, "(title_words @> "+p+")::int * "+titleWeight+" + (meta_words @> "+p+")::int * "+metaWeight)
+		}
+		rank := "(" + strings.Join(parts, " + ") + ")::float8"
 		inner := `SELECT ` + entryColumns + `, ` + rank + ` AS rank FROM documents WHERE ` + strings.Join(b.where, " AND ")
 		outer := "true"
 		if hasCursor {
@@ -93,7 +101,32 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, sql, b.args...)
+	var page store.Page
+	if len(words) == 0 {
+		page, err = runSearch(ctx, s.pool, q, sql, b.args)
+	} else {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			// The planner does not count the cost of reading the out-of-line
+			// word arrays, so for common words it picks a sequential scan
+			// that decompresses every row's words. Matches must come from
+			// the GIN index.
+			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off"); err != nil {
+				return err
+			}
+			page, err = runSearch(ctx, tx, q, sql, b.args)
+			return err
+		})
+	}
+	return page, mapErr(err)
+}
+
+// querier is what runSearch needs from a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func runSearch(ctx context.Context, db querier, q store.Query, sql string, args []any) (store.Page, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return store.Page{}, mapErr(err)
 	}

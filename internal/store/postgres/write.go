@@ -56,12 +56,14 @@ const putManyStaging = `CREATE TEMP TABLE IF NOT EXISTS put_many_staging (
 	title text NOT NULL, description text NOT NULL, multiround bool NOT NULL, tags text[] NOT NULL,
 	version text NOT NULL, supersedes bytea, authors text[] NOT NULL, license text NOT NULL,
 	front_matter bool NOT NULL, lints jsonb NOT NULL, origin text NOT NULL,
-	created_at timestamptz, withdrawn_at timestamptz, withdraw_reason text NOT NULL
+	created_at timestamptz, withdrawn_at timestamptz, withdraw_reason text NOT NULL,
+	words text[] NOT NULL, title_words text[] NOT NULL, meta_words text[] NOT NULL
 ) ON COMMIT DELETE ROWS`
 
 // stagedValues reads put_many_staging in insertColumns order.
 const stagedValues = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
-	authors, license, front_matter, lints, origin, coalesce(created_at, now()), withdrawn_at, withdraw_reason`
+	authors, license, front_matter, lints, origin, coalesce(created_at, now()), withdrawn_at, withdraw_reason,
+	words, title_words, meta_words`
 
 // PutMany stores a batch in one transaction: COPY into a staging table,
 // then one INSERT … ON CONFLICT DO NOTHING. Rows go in digest order, so
@@ -88,7 +90,7 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 		}
 		columns := []string{"ord", "digest", "sha256", "content", "size", "title", "description", "multiround", "tags",
 			"version", "supersedes", "authors", "license", "front_matter", "lints", "origin",
-			"created_at", "withdrawn_at", "withdraw_reason"}
+			"created_at", "withdrawn_at", "withdraw_reason", "words", "title_words", "meta_words"}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"put_many_staging"}, columns, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
