@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,22 +66,33 @@ func Bench(b *testing.B, open BenchOpener) {
 	digests := Seed(b, s, n)
 	b.Logf("engine %s: seeded %d documents in %v (%.0f docs/s)", s.Engine(), n, time.Since(start), float64(n)/time.Since(start).Seconds())
 	bg := context.Background()
+	// run is b.Run that also reports process CPU time per operation (the
+	// write benchmarks report their own, without document preparation).
+	run := func(name string, fn func(b *testing.B)) {
+		b.Run(name, func(b *testing.B) {
+			cpu0 := processCPU()
+			fn(b)
+			if b.N > 0 && !strings.HasPrefix(name, "Put") {
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
 
-	b.Run("Get", func(b *testing.B) {
+	run("Get", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			if _, err := s.Get(bg, digests[i%len(digests)], false); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("Content", func(b *testing.B) {
+	run("Content", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			if _, err := s.Content(bg, digests[(i*7919)%len(digests)]); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("Resolve1000", func(b *testing.B) {
+	run("Resolve1000", func(b *testing.B) {
 		batch := make([]protocol.Digest, store.MaxResolve)
 		for i := range batch {
 			if i%2 == 0 {
@@ -107,7 +119,7 @@ func Bench(b *testing.B, open BenchOpener) {
 		{"BrowseNewest", store.Query{}},
 		{"BrowseName", store.Query{Sort: store.SortName}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
+		run(c.name, func(b *testing.B) {
 			var lat []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
@@ -119,35 +131,41 @@ func Bench(b *testing.B, open BenchOpener) {
 			reportP95(b, lat)
 		})
 	}
-	b.Run("Put", func(b *testing.B) {
+	run("Put", func(b *testing.B) {
 		next := n + 1_000_000
+		var cpu time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			nd := PrepareCorpus(b, next, next+1)[0]
 			next++
 			b.StartTimer()
+			cpu0 := processCPU()
 			if _, created, err := s.Put(bg, nd); err != nil || !created {
 				b.Fatalf("Put: created=%v err=%v", created, err)
 			}
+			cpu += processCPU() - cpu0
 		}
+		b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	})
-	b.Run("PutMany1000", func(b *testing.B) {
+	run("PutMany1000", func(b *testing.B) {
 		next := n + 2_000_000
 		docs := 0
-		var spent time.Duration
+		var spent, cpu time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			batch := PrepareCorpus(b, next, next+1000)
 			next += 1000
 			b.StartTimer()
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), processCPU()
 			if _, err := s.PutMany(bg, batch); err != nil {
 				b.Fatal(err)
 			}
 			spent += time.Since(t0)
+			cpu += processCPU() - cpu0
 			docs += len(batch)
 		}
 		b.ReportMetric(float64(docs)/spent.Seconds(), "docs/s")
+		b.ReportMetric(float64(docs)/cpu.Seconds(), "docs/cpu-s")
 	})
 }
 
