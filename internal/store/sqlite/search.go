@@ -18,10 +18,16 @@ const maxTagCounts = 1000
 //	title holds a query word          +4
 //	description or tags hold one      +2
 //
-// then newer first (seconds since 1970, below tierUnit), then hex. So a
-// title match outranks a description/tag match, which outranks a body-only
-// match, and pages stay stable while rows are added.
-const tierUnit = 10_000_000_000
+// and the score is tier*tierUnit + the row id, so within a tier later
+// publishes come first and no two rows tie. A title match outranks a
+// description/tag match, which outranks a body-only match, and the whole
+// ranking is computed from the full-text index without reading documents.
+const tierUnit = 1 << 48
+
+// walkThreshold decides how a filtered newest/name listing runs: with few
+// candidates (matches of the words or tags) they are looked up and sorted;
+// with many, the sort index is walked and stops after one page.
+var walkThreshold = 2000
 
 // quote makes a word an FTS5 string: no operator, column filter or prefix
 // syntax typed by a user reaches FTS5.
@@ -52,45 +58,20 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 	terms := store.Terms(q.Text)
 
-	where := []string{"d.withdrawn_at IS NULL"}
-	var args []any
-	if len(terms) > 0 {
-		where = append(where, "d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)")
-		args = append(args, ftsMatch(terms, false, ""))
-	}
-	for _, tag := range q.Tags {
-		where = append(where, "d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
-		args = append(args, tag)
-	}
-
-	var query string
-	switch q.Sort {
-	case store.SortName:
-		if hasCursor {
-			where = append(where, "(d.title_key, d.hex) > (?, ?)")
-			args = append(args, cur.Name, cur.Hex)
+	var (
+		query string
+		args  []any
+	)
+	if q.Sort == store.SortRelevance {
+		query, args = relevanceQuery(q, terms, cur, hasCursor)
+	} else {
+		walk := false
+		if len(terms) > 0 || len(q.Tags) > 0 {
+			if walk, err = s.manyCandidates(ctx, terms, q.Tags); err != nil {
+				return store.Page{}, err
+			}
 		}
-		query = `SELECT ` + entryColumns + `, d.title_key FROM documents d WHERE ` + strings.Join(where, " AND ") +
-			` ORDER BY d.title_key, d.hex LIMIT ?`
-	case store.SortRelevance:
-		score := fmt.Sprintf(`(CASE WHEN d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 4 ELSE 0 END
-			+ CASE WHEN d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 2 ELSE 0 END) * %d
-			+ min(max(d.created_at / 1000000, 0), %d)`, tierUnit, tierUnit-1)
-		args = append([]any{ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags")}, args...)
-		outer := ""
-		if hasCursor {
-			outer = "WHERE d.score < ? OR (d.score = ? AND d.hex > ?)"
-			args = append(args, int64(cur.Rank), int64(cur.Rank), cur.Hex)
-		}
-		query = `SELECT ` + entryColumns + `, d.score FROM (SELECT d.*, ` + score + ` AS score FROM documents d WHERE ` +
-			strings.Join(where, " AND ") + `) d ` + outer + ` ORDER BY d.score DESC, d.hex LIMIT ?`
-	default: // newest
-		if hasCursor {
-			where = append(where, "(d.created_at, d.hex) < (?, ?)")
-			args = append(args, cur.Time, cur.Hex)
-		}
-		query = `SELECT ` + entryColumns + `, NULL FROM documents d WHERE ` + strings.Join(where, " AND ") +
-			` ORDER BY d.created_at DESC, d.hex DESC LIMIT ?`
+		query, args = listQuery(q, terms, cur, hasCursor, walk)
 	}
 	args = append(args, q.Limit+1)
 
@@ -131,6 +112,90 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 		page.NextCursor = q.EncodeCursor(c)
 	}
 	return page, nil
+}
+
+// relevanceQuery ranks matches inside the full-text index, then reads the
+// documents of one page only. The index holds listed documents only.
+func relevanceQuery(q store.Query, terms []string, cur store.Cursor, hasCursor bool) (string, []any) {
+	args := []any{ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags"), ftsMatch(terms, false, "")}
+	where := ""
+	for _, tag := range q.Tags {
+		where += " AND rowid IN (SELECT doc_id FROM document_tags WHERE tag = ?)"
+		args = append(args, tag)
+	}
+	if hasCursor {
+		where += " AND score < ?"
+		args = append(args, int64(cur.Rank))
+	}
+	args = append(args, q.Limit+1)
+	return fmt.Sprintf(`SELECT %s, r.score FROM (
+			SELECT rowid AS id,
+				(CASE WHEN rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 4 ELSE 0 END
+				+ CASE WHEN rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 2 ELSE 0 END)
+				* %d + rowid AS score
+			FROM documents_fts WHERE documents_fts MATCH ? %s
+			ORDER BY score DESC LIMIT ?
+		) r JOIN documents d ON d.id = r.id ORDER BY r.score DESC`, entryColumns, tierUnit, where), args
+}
+
+// listQuery lists by newest or name. walk makes the candidate filters
+// checks on rows of the sort index (unary + keeps SQLite from driving the
+// query by them) instead of the rows to look up.
+func listQuery(q store.Query, terms []string, cur store.Cursor, hasCursor, walk bool) (string, []any) {
+	in := "d.id IN"
+	if walk {
+		in = "+d.id IN"
+	}
+	where := []string{"d.withdrawn_at IS NULL"}
+	var args []any
+	if len(terms) > 0 {
+		where = append(where, in+" (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)")
+		args = append(args, ftsMatch(terms, false, ""))
+	}
+	for _, tag := range q.Tags {
+		where = append(where, in+" (SELECT doc_id FROM document_tags WHERE tag = ?)")
+		args = append(args, tag)
+	}
+	var query string
+	if q.Sort == store.SortName {
+		if hasCursor {
+			where = append(where, "(d.title_key, d.hex) > (?, ?)")
+			args = append(args, cur.Name, cur.Hex)
+		}
+		query = `SELECT ` + entryColumns + `, d.title_key FROM documents d WHERE ` + strings.Join(where, " AND ") +
+			` ORDER BY d.title_key, d.hex LIMIT ?`
+	} else {
+		if hasCursor {
+			where = append(where, "(d.created_at, d.hex) < (?, ?)")
+			args = append(args, cur.Time, cur.Hex)
+		}
+		query = `SELECT ` + entryColumns + `, NULL FROM documents d WHERE ` + strings.Join(where, " AND ") +
+			` ORDER BY d.created_at DESC, d.hex DESC LIMIT ?`
+	}
+	return query, append(args, q.Limit+1)
+}
+
+// manyCandidates reports whether every filter matches more than
+// walkThreshold rows.
+func (s *Store) manyCandidates(ctx context.Context, terms, tags []string) (bool, error) {
+	count := func(query string, arg any) (int, error) {
+		var n int
+		err := s.read.QueryRowContext(ctx, query, arg).Scan(&n)
+		return n, mapErr(err)
+	}
+	for _, tag := range tags {
+		n, err := count(`SELECT count(*) FROM document_tags WHERE tag = ?`, tag)
+		if err != nil || n <= walkThreshold {
+			return false, err
+		}
+	}
+	if len(terms) > 0 {
+		n, err := count(`SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?`, ftsMatch(terms, false, ""))
+		if err != nil || n <= walkThreshold {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // Tags counts listed entries per tag, most used first, then by name.

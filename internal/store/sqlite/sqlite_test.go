@@ -28,6 +28,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
 }
 
+// Filtered listings walk the sort index when the filters match many rows;
+// the suite's stores are small, so run it once more with that plan forced.
+func TestConformanceWalkingSortIndex(t *testing.T) {
+	defer sqlite.SetWalkThreshold(-1)()
+	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+}
+
 // Run with: go test -bench . -run '^$' ./internal/store/sqlite/
 // (REGISTRY_BENCH_DOCS=100000 for the full-size corpus).
 func BenchmarkStore(b *testing.B) {
