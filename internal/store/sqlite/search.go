@@ -135,7 +135,7 @@ func relevanceQuery(q store.Query, terms []string, cur store.Cursor, hasCursor b
 				* %d + rowid AS score
 			FROM documents_fts WHERE documents_fts MATCH ? %s
 			ORDER BY score DESC LIMIT ?
-		) r JOIN documents d ON d.id = r.id ORDER BY r.score DESC`, entryColumns, tierUnit, where), args
+		) r JOIN documents d ON d.id = r.id WHERE d.withdrawn_at IS NULL ORDER BY r.score DESC`, entryColumns, tierUnit, where), args
 }
 
 // listQuery lists by newest or name. walk makes the candidate filters
