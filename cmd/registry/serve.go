@@ -71,7 +71,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests")),
 		api.WithPublishRateLimit(publishLimit),
 	}
-	pages, err := htmlPages(svc, cfg, log)
+	pages, err := htmlPages(svc, cfg, log, publishLimit)
 	if err != nil {
 		return err
 	}

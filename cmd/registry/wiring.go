@@ -12,12 +12,20 @@ import (
 )
 
 // htmlPages builds the browser interface.
-func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger) (api.Pages, error) {
-	p, err := html.New(svc, html.Options{
+func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publishLimit *api.RateLimiter) (api.Pages, error) {
+	if cfg.CSRFSecret != "" && len(cfg.CSRFSecret) < 32 {
+		return nil, fmt.Errorf("--csrf-secret must be at least 32 characters")
+	}
+	opts := html.Options{
+		CSRFSecret:    []byte(cfg.CSRFSecret),
 		OpenPublish:   cfg.OpenPublish,
 		SecureCookies: strings.HasPrefix(cfg.EffectivePublicURL(), "https://"),
 		Logger:        log,
-	})
+	}
+	if publishLimit != nil {
+		opts.PublishLimit = publishLimit.Middleware
+	}
+	p, err := html.New(svc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("loading the HTML pages: %w", err)
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	SecureCookies bool
 	// Logger receives render failures; nil means slog.Default().
 	Logger *slog.Logger
+	// PublishLimit, when set, guards the publish form like the API's
+	// publish route, so the form is no way around the publish rate limit.
+	PublishLimit echo.MiddlewareFunc
 }
 
 // Pages serves the HTML interface.
@@ -85,7 +88,11 @@ func (p *Pages) Register(e *echo.Echo) {
 	e.GET("/protocols", p.browse, securityHeaders)
 	e.GET("/protocols/*", p.protocol, securityHeaders)
 	e.GET("/publish", p.publishForm, securityHeaders)
-	e.POST("/publish", p.publish, securityHeaders)
+	publishMiddleware := []echo.MiddlewareFunc{securityHeaders}
+	if p.opts.PublishLimit != nil {
+		publishMiddleware = append(publishMiddleware, p.opts.PublishLimit)
+	}
+	e.POST("/publish", p.publish, publishMiddleware...)
 	e.GET("/tags", p.tags, securityHeaders)
 	e.GET("/static/*", p.static)
 }
