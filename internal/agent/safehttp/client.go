@@ -46,6 +46,9 @@ type Options struct {
 	Allow        []string
 	MaxRedirects int           // 0 means DefaultMaxRedirects; negative forbids redirects
 	Timeout      time.Duration // total time of one fetch, redirects included
+	// Resolver looks up host names (nil: the system resolver). The guard
+	// vets the addresses it returns, so tests can point names anywhere.
+	Resolver *net.Resolver
 }
 
 // Client is an SSRF-guarded HTTP client.
@@ -67,8 +70,8 @@ func New(o Options) (*Client, error) {
 	}
 	guardian := ssrf.New(ssrf.WithAnyPort(),
 		ssrf.WithAllowedV4Prefixes(al.v4...), ssrf.WithAllowedV6Prefixes(al.v6...))
-	guarded := &net.Dialer{Timeout: o.Timeout, Control: guardian.Safe}
-	trusted := &net.Dialer{Timeout: o.Timeout}
+	guarded := &net.Dialer{Timeout: o.Timeout, Control: guardian.Safe, Resolver: o.Resolver}
+	trusted := &net.Dialer{Timeout: o.Timeout, Resolver: o.Resolver}
 	transport := &http.Transport{
 		// Proxy must stay nil: with a proxy the guard would vet the proxy's
 		// address instead of the target's.
@@ -97,7 +100,10 @@ func New(o Options) (*Client, error) {
 			if maxRedirects < 0 || len(via) > maxRedirects {
 				return fmt.Errorf("stopped after %d redirects", len(via))
 			}
-			return checkScheme(req.URL.Scheme)
+			if err := checkScheme(req.URL.Scheme); err != nil {
+				return err
+			}
+			return checkHost(req.URL.Hostname())
 		},
 	}
 	return &Client{HTTP: client}, nil
@@ -125,6 +131,9 @@ func (c *Client) Get(ctx context.Context, rawURL string, maxBytes int) ([]byte, 
 // maxBytes.
 func (c *Client) Do(req *http.Request, maxBytes int) ([]byte, error) {
 	if err := checkScheme(req.URL.Scheme); err != nil {
+		return nil, err
+	}
+	if err := checkHost(req.URL.Hostname()); err != nil {
 		return nil, err
 	}
 	resp, err := c.HTTP.Do(req)
