@@ -58,22 +58,16 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 	terms := store.Terms(q.Text)
 
-	var (
-		query string
-		args  []any
-	)
 	if q.Sort == store.SortRelevance {
-		query, args = relevanceQuery(q, terms, cur, hasCursor)
-	} else {
-		walk := false
-		if len(terms) > 0 || len(q.Tags) > 0 {
-			if walk, err = s.manyCandidates(ctx, terms, q.Tags); err != nil {
-				return store.Page{}, err
-			}
-		}
-		query, args = listQuery(q, terms, cur, hasCursor, walk)
+		return s.searchRelevance(ctx, q, terms, cur, hasCursor)
 	}
-	args = append(args, q.Limit+1)
+	walk := false
+	if len(terms) > 0 || len(q.Tags) > 0 {
+		if walk, err = s.manyCandidates(ctx, terms, q.Tags); err != nil {
+			return store.Page{}, err
+		}
+	}
+	query, args := listQuery(q, terms, cur, hasCursor, walk)
 
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -103,9 +97,6 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 		switch q.Sort {
 		case store.SortName:
 			c.Name, _ = keys[q.Limit-1].(string)
-		case store.SortRelevance:
-			score, _ := keys[q.Limit-1].(int64)
-			c.Rank = float64(score)
 		default:
 			c.Time = last.CreatedAt.UnixMicro()
 		}
@@ -114,28 +105,115 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	return page, nil
 }
 
-// relevanceQuery ranks matches inside the full-text index, then reads the
-// documents of one page only. The index holds listed documents only.
-func relevanceQuery(q store.Query, terms []string, cur store.Cursor, hasCursor bool) (string, []any) {
-	args := []any{ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags"), ftsMatch(terms, false, "")}
-	where := ""
-	for _, tag := range q.Tags {
-		where += " AND rowid IN (SELECT doc_id FROM document_tags WHERE tag = ?)"
-		args = append(args, tag)
-	}
+// relevanceTiers are the tiers from best to worst, each as a full-text
+// expression over all (every word), title (a word in the title) and meta (a
+// word in description or tags).
+var relevanceTiers = []struct {
+	tier int64
+	expr string
+}{
+	{6, "(%[1]s) AND (%[2]s) AND (%[3]s)"},
+	{4, "(%[1]s) AND ((%[2]s) NOT (%[3]s))"},
+	{2, "(%[1]s) AND ((%[3]s) NOT (%[2]s))"},
+	{0, "((%[1]s) NOT (%[2]s)) NOT (%[3]s)"},
+}
+
+// searchRelevance pages through matches tier by tier. Within a tier FTS5
+// walks its index in rowid order and stops after one page, so a common word
+// costs one page of work rather than a sort of every match.
+func (s *Store) searchRelevance(ctx context.Context, q store.Query, terms []string, cur store.Cursor, hasCursor bool) (store.Page, error) {
+	all, title, meta := ftsMatch(terms, false, ""), ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags")
+	curTier, curRow := int64(1<<62), int64(0)
 	if hasCursor {
-		where += " AND score < ?"
-		args = append(args, int64(cur.Rank))
+		score := int64(cur.Rank)
+		curTier, curRow = score/tierUnit, score%tierUnit
 	}
-	args = append(args, q.Limit+1)
-	return fmt.Sprintf(`SELECT %s, r.score FROM (
-			SELECT rowid AS id,
-				(CASE WHEN rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 4 ELSE 0 END
-				+ CASE WHEN rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?) THEN 2 ELSE 0 END)
-				* %d + rowid AS score
-			FROM documents_fts WHERE documents_fts MATCH ? %s
-			ORDER BY score DESC LIMIT ?
-		) r JOIN documents d ON d.id = r.id WHERE d.withdrawn_at IS NULL ORDER BY r.score DESC`, entryColumns, tierUnit, where), args
+	tagFilter := ""
+	var tagArgs []any
+	for _, tag := range q.Tags {
+		tagFilter += " AND +rowid IN (SELECT doc_id FROM document_tags WHERE tag = ?)"
+		tagArgs = append(tagArgs, tag)
+	}
+	var ids, scores []int64
+	for _, t := range relevanceTiers {
+		want := q.Limit + 1 - len(ids)
+		if want <= 0 {
+			break
+		}
+		if t.tier > curTier {
+			continue
+		}
+		args := append([]any{fmt.Sprintf(t.expr, all, title, meta)}, tagArgs...)
+		rowFilter := ""
+		if t.tier == curTier {
+			rowFilter = " AND rowid < ?"
+			args = append(args, curRow)
+		}
+		args = append(args, want)
+		rows, err := s.read.QueryContext(ctx, `SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?`+tagFilter+rowFilter+
+			` ORDER BY rowid DESC LIMIT ?`, args...)
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return store.Page{}, mapErr(err)
+			}
+			ids = append(ids, id)
+			scores = append(scores, t.tier*tierUnit+id)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
+	}
+	entries, err := s.entriesByID(ctx, ids)
+	if err != nil {
+		return store.Page{}, err
+	}
+	var (
+		page      store.Page
+		lastScore int64
+	)
+	for i, id := range ids {
+		e, ok := entries[id]
+		if !ok || e.Withdrawn() {
+			continue // withdrawn since the index was read
+		}
+		if len(page.Entries) == q.Limit {
+			page.NextCursor = q.EncodeCursor(store.Cursor{Rank: float64(lastScore), Hex: page.Entries[len(page.Entries)-1].Digest.Hex()})
+			break
+		}
+		page.Entries = append(page.Entries, e)
+		lastScore = scores[i]
+	}
+	return page, nil
+}
+
+// entriesByID reads entries by row id.
+func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]store.Entry, error) {
+	out := make(map[int64]store.Entry, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+`, d.id FROM documents d
+		WHERE d.id IN (SELECT value FROM json_each(?))`, jsonText(ids))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		e, err := scanEntry(rows, &id)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out[id] = e
+	}
+	return out, mapErr(rows.Err())
 }
 
 // listQuery lists by newest or name. walk makes the candidate filters
