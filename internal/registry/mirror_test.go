@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 var mirrorDoc = []byte("---\nname: Mirrored\ndescription: Fetched from upstream.\n---\n\n# Mirrored\n")
@@ -283,5 +285,64 @@ func TestMirrorRefusesBadConfiguration(t *testing.T) {
 	got := strings.Join(m.Upstreams(), " ")
 	if got != "https://a.example/reg http://b.example" {
 		t.Fatalf("origins %q (credentials must not be recorded)", got)
+	}
+}
+
+func newMirroringService(t *testing.T, upstreams ...string) *registry.Service {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: upstreams, NegativeTTL: -1})
+	// No raw cache: every read after the first must come from the store.
+	return registry.New(st, registry.Config{Upstream: m})
+}
+
+func TestServiceMirrorsOnceAndRecordsOrigin(t *testing.T) {
+	up := newUpstream(t, serving(mirrorDoc))
+	svc := newMirroringService(t, up.URL)
+	ctx := context.Background()
+	d := digestOf(t, mirrorDoc)
+
+	got, err := svc.Raw(ctx, d)
+	if err != nil || !bytes.Equal(got, mirrorDoc) {
+		t.Fatalf("Raw: %v %q", err, got)
+	}
+	e, err := svc.Store().Get(ctx, d, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Origin != up.URL || !bytes.Equal(e.Content, mirrorDoc) || e.Metadata.Title != "Mirrored" {
+		t.Fatalf("stored entry: origin %q title %q", e.Origin, e.Metadata.Title)
+	}
+	for range 3 {
+		if _, err := svc.Raw(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Get(ctx, d, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := up.hits.Load(); n != 1 {
+		t.Fatalf("upstream asked %d times; a mirrored document must be served from the store", n)
+	}
+}
+
+func TestServiceStoresNothingFromLiars(t *testing.T) {
+	liar := newUpstream(t, lying)
+	svc := newMirroringService(t, liar.URL)
+	ctx := context.Background()
+	d := digestOf(t, mirrorDoc)
+	if _, err := svc.Raw(ctx, d); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Raw: %v", err)
+	}
+	if s, _ := svc.Stats(ctx); s.Documents != 0 {
+		t.Fatalf("the lie was stored: %+v", s)
+	}
+	// The lie's own digest was not stored either.
+	if _, err := svc.Store().Get(ctx, digestOf(t, []byte("# Not what you asked for\n")), false); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("lie stored under its own digest: %v", err)
 	}
 }
