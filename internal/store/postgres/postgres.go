@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,8 +24,10 @@ const DefaultOperationTimeout = 30 * time.Second
 
 // Store is the PostgreSQL engine. It is safe for concurrent use.
 type Store struct {
-	pool      *pgxpool.Pool
-	opTimeout time.Duration
+	pool           *pgxpool.Pool
+	opTimeout      time.Duration
+	analyze        analyzer
+	analyzeRunning sync.Mutex
 }
 
 var _ store.Store = (*Store)(nil)
@@ -100,6 +103,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	s.loadRowEstimate(ctx)
 	return s, nil
 }
 

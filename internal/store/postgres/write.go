@@ -117,6 +117,13 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 	if err != nil {
 		return nil, mapErr(err)
 	}
+	n := 0
+	for _, c := range created {
+		if c {
+			n++
+		}
+	}
+	s.maybeAnalyze(ctx, n)
 	return created, nil
 }
 

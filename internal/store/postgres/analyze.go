@@ -1,0 +1,56 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+)
+
+// minAnalyzeRows is how many rows bulk writes must add before the store
+// refreshes planner statistics itself.
+const minAnalyzeRows = 1000
+
+// analyzer refreshes the documents table's planner statistics after bulk
+// imports. Autovacuum does it too, but only up to a minute later; until
+// then plans for a freshly imported table are guesses. Statistics are
+// refreshed each time the table has doubled (at least minAnalyzeRows), so
+// an import of n rows costs O(log n) ANALYZE runs.
+type analyzer struct {
+	mu       sync.Mutex
+	baseline int64 // rows when statistics were last refreshed (an estimate)
+	added    int64 // rows added since
+}
+
+// wrote records new rows and reports whether statistics are due.
+func (a *analyzer) wrote(n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.added += int64(n)
+	return a.added >= max(minAnalyzeRows, a.baseline)
+}
+
+// maybeAnalyze runs ANALYZE when due. It is best effort: a failure only
+// leaves the statistics to autovacuum.
+func (s *Store) maybeAnalyze(ctx context.Context, inserted int) {
+	if inserted == 0 || !s.analyze.wrote(inserted) {
+		return
+	}
+	if !s.analyzeRunning.TryLock() {
+		return // another call is refreshing them
+	}
+	defer s.analyzeRunning.Unlock()
+	if _, err := s.pool.Exec(ctx, "ANALYZE documents"); err != nil {
+		return
+	}
+	s.analyze.mu.Lock()
+	s.analyze.baseline += s.analyze.added
+	s.analyze.added = 0
+	s.analyze.mu.Unlock()
+}
+
+// loadRowEstimate starts the analyzer from the catalogue's row estimate.
+func (s *Store) loadRowEstimate(ctx context.Context) {
+	var rows float64
+	if err := s.pool.QueryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = 'documents'::regclass").Scan(&rows); err == nil && rows > 0 {
+		s.analyze.baseline = int64(rows)
+	}
+}
