@@ -282,8 +282,7 @@ func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
 		return nil, store.ErrInvalid.With("the tag limit must be positive")
 	}
 	limit = min(limit, maxTagCounts)
-	rows, err := s.read.QueryContext(ctx, `SELECT tag, count(*) AS n FROM document_tags GROUP BY tag
-		ORDER BY n DESC, tag LIMIT ?`, limit)
+	rows, err := s.read.QueryContext(ctx, `SELECT tag, n FROM tag_counts WHERE n > 0 ORDER BY n DESC, tag LIMIT ?`, limit)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -302,9 +301,7 @@ func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
 // Stats counts listed and withdrawn entries and distinct listed tags.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	var st store.Stats
-	err := s.read.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM documents WHERE withdrawn_at IS NULL),
-		(SELECT count(*) FROM documents WHERE withdrawn_at IS NOT NULL),
-		(SELECT count(DISTINCT tag) FROM document_tags)`).Scan(&st.Documents, &st.Withdrawn, &st.Tags)
+	err := s.read.QueryRowContext(ctx, `SELECT listed, withdrawn, (SELECT count(*) FROM tag_counts WHERE n > 0)
+		FROM document_counts`).Scan(&st.Documents, &st.Withdrawn, &st.Tags)
 	return st, mapErr(err)
 }
