@@ -189,6 +189,10 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	} else if msg := checkProblem(st, h, body, 503, "database_unavailable"); msg != "" {
 		t.Errorf("publish during the outage: %s", msg)
 	}
+	// Liveness is not readiness: the process itself is fine.
+	if st, _, body, err := c.do(ctx, "GET", srv.URL+"/healthz", "", nil); err != nil || st != 200 {
+		t.Errorf("healthz during the outage: %d %v %.200s", st, err, body)
+	}
 	time.Sleep(outageHold)
 	// pg_ctlcluster returns some time after the server accepts connections;
 	// recovery is measured from the moment it does.
