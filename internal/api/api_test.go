@@ -41,7 +41,7 @@ func newTestServer(t *testing.T, pages Pages) *httptest.Server {
 		opts = append(opts, WithPages(pages))
 	}
 	s := New(svc, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, opts...)
-	ts := httptest.NewServer(s.Echo())
+	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts
 }

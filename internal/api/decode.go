@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // unmarshalStrict decodes one JSON value, refusing unknown fields, wrong
@@ -14,6 +15,11 @@ import (
 func unmarshalStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errBadJSON.With("the request body is empty; expected a JSON object")
+	}
+	// encoding/json silently turns invalid UTF-8 into U+FFFD, which would
+	// store a document whose bytes (and hash) differ from what was sent.
+	if !utf8.Valid(body) {
+		return errBadJSON.With("the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

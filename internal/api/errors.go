@@ -122,15 +122,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, code, message := classify(err)
+	var ra *retryAfterError
+	shed := errors.As(err, &ra) // refused by a limit: counted in metrics, not logged (logging would add to the overload)
 	if status >= 500 && status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "requestId", RequestID(c), "method", c.Request().Method,
 			"route", c.Path(), "error", err.Error())
-	} else if status == http.StatusServiceUnavailable {
+	} else if status == http.StatusServiceUnavailable && !shed {
 		s.log.Warn("dependency unavailable", "requestId", RequestID(c), "error", err.Error())
 	}
 	h := c.Response().Header()
-	var ra *retryAfterError
-	if errors.As(err, &ra) {
+	if shed {
 		h.Set("Retry-After", strconv.Itoa(ra.seconds))
 	} else if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "5")

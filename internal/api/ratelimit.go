@@ -111,19 +111,14 @@ func (l *RateLimiter) limiterFor(client string, now time.Time) *rate.Limiter {
 	return cl.lim
 }
 
-// unlimitedPaths are never rate limited: probes and scrapes must work
-// while the server is under load.
-var unlimitedPaths = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
-
-func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if !unlimitedPaths[c.Request().URL.Path] {
-			if err := s.limit.AllowRequest(c); err != nil {
-				return err
-			}
-		}
-		return next(c)
+// unlimitedPath reports the paths never rate limited: probes and scrapes
+// must work while the server is under load.
+func unlimitedPath(p string) bool {
+	switch p {
+	case "/healthz", "/readyz", "/metrics":
+		return true
 	}
+	return false
 }
 
 func (s *Server) publishLimit(next echo.HandlerFunc) echo.HandlerFunc {

@@ -2,12 +2,12 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
 )
 
 // Headers of every raw document. The charset matters: the Python SDK reads
@@ -36,34 +36,51 @@ func (s *Server) rawByQuery(c echo.Context) error {
 // serveRaw answers the exact stored bytes. The document is looked up even
 // for a conditional request, so a withdrawn one answers 410, not 304.
 func (s *Server) serveRaw(c echo.Context, d protocol.Digest) error {
-	content, err := s.svc.Raw(c.Request().Context(), d)
+	doc, err := s.svc.RawDocument(c.Request().Context(), d)
 	if err != nil {
 		return err
 	}
-	etag := `"` + d.Hex() + `"`
-	h := c.Response().Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", rawCacheControl)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
-		return c.NoContent(http.StatusNotModified)
-	}
-	h.Set(echo.HeaderContentType, rawContentType)
-	h.Set(echo.HeaderContentLength, strconv.Itoa(len(content)))
-	c.Response().WriteHeader(http.StatusOK)
-	if c.Request().Method == http.MethodHead {
-		return nil
-	}
-	_, err = c.Response().Write(content)
-	return err
+	writeRaw(c.Response(), c.Request(), doc)
+	return nil
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list.
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
+// Header values of every raw answer, shared read-only (capacity 1, see
+// registry.RawDocument).
+var (
+	rawContentTypeValues  = []string{rawContentType}[:1:1]
+	rawCacheControlValues = []string{rawCacheControl}[:1:1]
+	nosniffValues         = []string{"nosniff"}[:1:1]
+)
+
+// writeRaw writes a raw document's answer (200 with the bytes, the same
+// without them for HEAD, or 304 when If-None-Match matches) and returns the
+// status. Both the router's handler and the hot path use it, so their
+// headers cannot drift apart. Header keys are in canonical form, assigned
+// directly: no per-request header value slices.
+func writeRaw(w http.ResponseWriter, r *http.Request, doc *registry.RawDocument) int {
+	h := w.Header()
+	h["Etag"] = doc.ETagValues
+	h["Cache-Control"] = rawCacheControlValues
+	h["X-Content-Type-Options"] = nosniffValues
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm[0], doc.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return http.StatusNotModified
 	}
-	for _, t := range strings.Split(header, ",") {
+	h["Content-Type"] = rawContentTypeValues
+	h["Content-Length"] = doc.LengthValues
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(doc.Content)
+	}
+	return http.StatusOK
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list,
+// without allocating.
+func etagMatches(header, etag string) bool {
+	for header != "" {
+		var t string
+		t, header, _ = strings.Cut(header, ",")
 		t = strings.TrimSpace(t)
 		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
 			return true

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // ResolveItem answers one hash of a batch. A malformed hash does not fail
-// the batch: its item has found=false and error="malformed_hash".
+// the batch: its item has found=false and error="malformed_hash". The
+// handler writes it with appendResolveItem (same fields, same order); the
+// type documents the shape and decodes it in clients and tests.
 type ResolveItem struct {
 	Hash      string   `json:"hash"` // as asked
 	Found     bool     `json:"found"`
@@ -31,6 +34,16 @@ type resolveJSON struct {
 var errTooManyHashes = apperr.New(apperr.Invalid, "too_many_hashes",
 	fmt.Sprintf("at most %d hashes can be resolved in one request", store.MaxResolve))
 
+// resolveFlushBytes is how much encoded JSON is gathered before it is
+// written out: large enough for few writes, small enough that a batch
+// never sits in memory whole.
+const resolveFlushBytes = 32 << 10
+
+var resolveBuffers = sync.Pool{New: func() any { b := make([]byte, 0, resolveFlushBytes+4<<10); return &b }}
+
+// resolve answers a batch in the order asked, streaming the JSON item by
+// item through one pooled buffer: no result slice, no map, no per-item
+// strings beyond what the store returns.
 func (s *Server) resolve(c echo.Context) error {
 	var req resolveJSON
 	if err := decodeJSON(c, &req); err != nil {
@@ -39,44 +52,93 @@ func (s *Server) resolve(c echo.Context) error {
 	if len(req.Hashes) > store.MaxResolve {
 		return errTooManyHashes
 	}
-	items := make([]ResolveItem, len(req.Hashes))
-	var digests []protocol.Digest
+	digests := make([]protocol.Digest, 0, len(req.Hashes))
+	valid := make([]bool, len(req.Hashes))
 	for i, h := range req.Hashes {
-		items[i] = ResolveItem{Hash: h, Sources: []string{}}
-		d, err := protocol.ParseDigest(h)
-		if err != nil {
-			items[i].Error = protocol.ErrMalformedDigest.Code
-			continue
+		if d, err := protocol.ParseDigest(h); err == nil {
+			digests = append(digests, d)
+			valid[i] = true
 		}
-		items[i].Hex, items[i].Base64 = d.Hex(), d.Base64()
-		digests = append(digests, d)
 	}
-	found := map[protocol.Digest]store.Resolution{}
+	var res []store.Resolution
 	if len(digests) > 0 {
-		res, err := s.svc.Resolve(c.Request().Context(), digests)
-		if err != nil {
+		var err error
+		// The store answers in the order asked, so res[j] is digests[j].
+		if res, err = s.svc.Resolve(c.Request().Context(), digests); err != nil {
 			return err
 		}
-		for _, r := range res {
-			if r.Found {
-				found[r.Digest] = r
+		if len(res) != len(digests) {
+			return fmt.Errorf("store resolved %d of %d hashes", len(res), len(digests))
+		}
+	}
+
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	bp := resolveBuffers.Get().(*[]byte)
+	defer resolveBuffers.Put(bp)
+	buf := append((*bp)[:0], `{"results":[`...)
+	j := 0
+	for i, h := range req.Hashes {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if !valid[i] {
+			buf = appendResolveMiss(buf, h, protocol.ErrMalformedDigest.Code)
+		} else {
+			buf = s.appendResolution(buf, h, res[j])
+			j++
+		}
+		if len(buf) >= resolveFlushBytes {
+			if _, err := w.Write(buf); err != nil {
+				return nil // the client left; the status is already sent
 			}
+			buf = buf[:0]
 		}
 	}
-	for i := range items {
-		if items[i].Error != "" {
-			continue
-		}
-		r, ok := found[protocol.MustParseDigest(items[i].Hex)]
-		if !ok {
-			continue
-		}
-		items[i].Found = true
-		items[i].Title = r.Entry.Metadata.Title
-		items[i].Withdrawn = r.Entry.Withdrawn()
-		if !items[i].Withdrawn {
-			items[i].Sources = s.svc.Sources(r.Digest)
-		}
+	buf = append(buf, "]}\n"...)
+	_, _ = w.Write(buf)
+	*bp = buf[:0]
+	return nil
+}
+
+// appendResolveMiss writes the item of a malformed hash.
+func appendResolveMiss(buf []byte, hash, code string) []byte {
+	buf = append(buf, `{"hash":`...)
+	buf = appendJSONString(buf, hash)
+	buf = append(buf, `,"found":false,"sources":[],"withdrawn":false,"error":`...)
+	buf = appendJSONString(buf, code)
+	return append(buf, '}')
+}
+
+// appendResolution writes the item of a well-formed hash.
+func (s *Server) appendResolution(buf []byte, hash string, r store.Resolution) []byte {
+	buf = append(buf, `{"hash":`...)
+	buf = appendJSONString(buf, hash)
+	if r.Found {
+		buf = append(buf, `,"found":true,"hex":"`...)
+	} else {
+		buf = append(buf, `,"found":false,"hex":"`...)
 	}
-	return writeJSON(c, http.StatusOK, map[string]any{"results": items})
+	buf = hexAppend(buf, r.Digest)
+	buf = append(buf, `","base64":"`...)
+	buf = base64Append(buf, r.Digest)
+	buf = append(buf, `","sources":[`...)
+	withdrawn := r.Found && r.Entry.Withdrawn()
+	if r.Found && !withdrawn {
+		buf = append(buf, '"')
+		start := len(buf)
+		buf = s.svc.AppendSource(buf, r.Digest)
+		buf = appendJSONEscapedInPlace(buf, start)
+		buf = append(buf, '"')
+	}
+	buf = append(buf, ']')
+	if r.Found && r.Entry.Metadata.Title != "" {
+		buf = append(buf, `,"title":`...)
+		buf = appendJSONString(buf, r.Entry.Metadata.Title)
+	}
+	if withdrawn {
+		return append(buf, `,"withdrawn":true}`...)
+	}
+	return append(buf, `,"withdrawn":false}`...)
 }

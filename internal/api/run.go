@@ -12,7 +12,7 @@ import (
 // (Go's defaults have none).
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
-		Handler:           s.echo,
+		Handler:           s,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,

@@ -8,6 +8,7 @@ package api
 import (
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -45,6 +46,13 @@ type Config struct {
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
 	MaxHeaderBytes    int
+
+	// MaxHeavyRequests bounds concurrent heavy requests (search, batch
+	// resolve); 0: DefaultHeavyPerCPU × GOMAXPROCS. A request finding every
+	// slot taken waits up to HeavyQueueWait (0: DefaultHeavyQueueWait),
+	// then gets 503 with Retry-After.
+	MaxHeavyRequests int
+	HeavyQueueWait   time.Duration
 }
 
 // Defaults of Config.
@@ -56,6 +64,8 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultShutdownTimeout   = 15 * time.Second
 	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultHeavyPerCPU       = 2
+	DefaultHeavyQueueWait    = 250 * time.Millisecond
 )
 
 // Server is the registry's HTTP server.
@@ -69,6 +79,7 @@ type Server struct {
 	limit   *RateLimiter // every request
 	publish *RateLimiter // publishes
 	metrics *metrics
+	heavy   *heavyGate
 }
 
 // Option configures a Server.
@@ -98,11 +109,12 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
+	s.heavy = newHeavyGate(cfg.MaxHeavyRequests, cfg.HeavyQueueWait)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.requestID, s.observe, s.recoverPanics, s.rateLimit, s.limitBody)
+	e.Use(s.common)
 	s.echo = e
 	s.routes()
 	if s.pages != nil {
@@ -131,6 +143,10 @@ func withDefaults(c Config) Config {
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	if c.MaxHeavyRequests <= 0 {
+		c.MaxHeavyRequests = DefaultHeavyPerCPU * runtime.GOMAXPROCS(0)
+	}
+	def(&c.HeavyQueueWait, DefaultHeavyQueueWait)
 	return c
 }
 
@@ -153,10 +169,10 @@ func (s *Server) routes() {
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/protocols", s.publishProtocol, s.requireScope("publish"), s.publishLimit)
-	v1.GET("/protocols", s.searchProtocols)
+	v1.GET("/protocols", s.searchProtocols, s.heavy.middleware)
 	v1.GET("/protocols/*", s.getProtocol)
 	v1.DELETE("/protocols/*", s.withdrawProtocol, s.requireScope("admin"))
-	v1.POST("/resolve", s.resolve)
+	v1.POST("/resolve", s.resolve, s.heavy.middleware)
 	v1.GET("/tags", s.tags)
 	v1.GET("/stats", s.stats)
 	v1.GET("/openapi.json", s.openAPI)

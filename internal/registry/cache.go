@@ -2,16 +2,38 @@ package registry
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// rawCache keeps the bytes of recently fetched documents, bounded by their
-// total size, evicting the least recently used. Documents are immutable, so
-// a cached copy is never wrong; the TTL only bounds how long a withdrawal
-// made through another replica keeps being served from here.
+// RawDocument is a document's exact bytes with the values its HTTP answer
+// needs, computed once when it is loaded: a hot fetch then costs no
+// formatting and no allocation. Everything in it is shared and read-only.
+type RawDocument struct {
+	Digest  protocol.Digest
+	Content []byte
+	// ETag is the strong entity tag, `"<hex>"`.
+	ETag string
+	// ETagValues and LengthValues are ready-made header value slices
+	// ({ETag} and {len(Content)}); their capacity is 1, so an append by a
+	// careless caller copies instead of writing into the shared array.
+	ETagValues   []string
+	LengthValues []string
+}
+
+func newRawDocument(d protocol.Digest, content []byte) *RawDocument {
+	etag := `"` + d.Hex() + `"`
+	return &RawDocument{Digest: d, Content: content, ETag: etag,
+		ETagValues: []string{etag}[:1:1], LengthValues: []string{strconv.Itoa(len(content))}[:1:1]}
+}
+
+// rawCache keeps recently fetched documents, bounded by their total size,
+// evicting the least recently used. Documents are immutable, so a cached
+// copy is never wrong; the TTL only bounds how long a withdrawal made
+// through another replica keeps being served from here.
 type rawCache struct {
 	mu       sync.Mutex
 	maxBytes int
@@ -23,9 +45,8 @@ type rawCache struct {
 }
 
 type cacheItem struct {
-	digest  protocol.Digest
-	content []byte
-	stored  time.Time
+	doc    *RawDocument
+	stored time.Time
 }
 
 // newRawCache returns a cache of at most maxBytes of content; 0 disables it.
@@ -33,7 +54,7 @@ func newRawCache(maxBytes int, ttl time.Duration) *rawCache {
 	return &rawCache{maxBytes: maxBytes, ttl: ttl, now: time.Now, order: list.New(), items: map[protocol.Digest]*list.Element{}}
 }
 
-func (c *rawCache) get(d protocol.Digest) ([]byte, bool) {
+func (c *rawCache) get(d protocol.Digest) (*RawDocument, bool) {
 	if c == nil || c.maxBytes <= 0 {
 		return nil, false
 	}
@@ -49,23 +70,23 @@ func (c *rawCache) get(d protocol.Digest) ([]byte, bool) {
 		return nil, false
 	}
 	c.order.MoveToFront(el)
-	return it.content, true
+	return it.doc, true
 }
 
-// put caches content; callers must not modify it afterwards. A document
+// put caches a document; callers must not modify it afterwards. A document
 // larger than an eighth of the cache is not cached, so one huge document
 // cannot flush everything else.
-func (c *rawCache) put(d protocol.Digest, content []byte) {
-	if c == nil || c.maxBytes <= 0 || len(content) > c.maxBytes/8 {
+func (c *rawCache) put(doc *RawDocument) {
+	if c == nil || c.maxBytes <= 0 || len(doc.Content) > c.maxBytes/8 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.items[d]; ok {
+	if el, ok := c.items[doc.Digest]; ok {
 		c.removeElement(el)
 	}
-	c.items[d] = c.order.PushFront(&cacheItem{digest: d, content: content, stored: c.now()})
-	c.used += len(content)
+	c.items[doc.Digest] = c.order.PushFront(&cacheItem{doc: doc, stored: c.now()})
+	c.used += len(doc.Content)
 	for c.used > c.maxBytes {
 		c.removeElement(c.order.Back())
 	}
@@ -84,8 +105,8 @@ func (c *rawCache) remove(d protocol.Digest) {
 
 func (c *rawCache) removeElement(el *list.Element) {
 	it := c.order.Remove(el).(*cacheItem)
-	delete(c.items, it.digest)
-	c.used -= len(it.content)
+	delete(c.items, it.doc.Digest)
+	c.used -= len(it.doc.Content)
 }
 
 // size returns the bytes held and the number of documents.

@@ -5,6 +5,7 @@ package registry
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -147,8 +148,18 @@ func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) 
 // Raw returns a document's exact bytes, from the cache when hot. A miss is
 // asked of the upstream, if any. The returned slice must not be modified.
 func (s *Service) Raw(ctx context.Context, d protocol.Digest) ([]byte, error) {
-	if b, ok := s.cache.get(d); ok {
-		return b, nil
+	doc, err := s.RawDocument(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Content, nil
+}
+
+// RawDocument is Raw with the document's precomputed HTTP values; the
+// result is shared and must not be modified.
+func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocument, error) {
+	if doc, ok := s.cache.get(d); ok {
+		return doc, nil
 	}
 	b, err := s.store.Content(ctx, d)
 	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
@@ -159,8 +170,15 @@ func (s *Service) Raw(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(d, b)
-	return b, nil
+	doc := newRawDocument(d, b)
+	s.cache.put(doc)
+	return doc, nil
+}
+
+// CachedRaw returns a document only if the cache holds it: no store
+// access, no upstream, no allocation (the HTTP layer's hot path).
+func (s *Service) CachedRaw(d protocol.Digest) (*RawDocument, bool) {
+	return s.cache.get(d)
 }
 
 // pull fetches a missing document from the upstream, verifies it hashes to
@@ -219,7 +237,15 @@ func (s *Service) Stats(ctx context.Context) (store.Stats, error) {
 
 // Sources are the absolute raw URLs of a document, for protocolSources.
 func (s *Service) Sources(d protocol.Digest) []string {
-	return []string{s.cfg.PublicURL + "/protocol/" + d.Hex()}
+	return []string{string(s.AppendSource(nil, d))}
+}
+
+// AppendSource appends the document's raw URL (the one element of
+// Sources) to dst, for encoders that write many without allocating each.
+func (s *Service) AppendSource(dst []byte, d protocol.Digest) []byte {
+	dst = append(dst, s.cfg.PublicURL...)
+	dst = append(dst, "/protocol/"...)
+	return hex.AppendEncode(dst, d[:])
 }
 
 // PageURL is the absolute URL of a document's HTML page.
