@@ -262,7 +262,7 @@ func (s *Store) manyCandidates(ctx context.Context, terms, tags []string) (bool,
 		return n, mapErr(err)
 	}
 	for _, tag := range tags {
-		n, err := count(`SELECT count(*) FROM document_tags WHERE tag = ?`, tag)
+		n, err := count(`SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, tag)
 		if err != nil || n <= walkThreshold {
 			return false, err
 		}
