@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
@@ -24,6 +25,18 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)
+	if cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(int64(cfg.MemoryLimit))
+	}
+	if cfg.PprofAddr != "" {
+		pln, err := api.ListenPprof(cfg.PprofAddr)
+		if err != nil {
+			return err
+		}
+		defer pln.Close()
+		log.Info("profiling enabled", "addr", pln.Addr().String())
+		go func() { _ = api.ServePprof(ctx, pln) }()
+	}
 
 	// Listen first, so --addr with port 0 gives the real port to the public
 	// URL default.

@@ -54,6 +54,12 @@ type Serve struct {
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
 	MaxHeaderBytes    int
+
+	// MemoryLimit is the Go runtime's soft memory limit in bytes; 0 leaves
+	// it to GOMEMLIMIT (unset: none).
+	MemoryLimit int
+	// PprofAddr is a loopback address for /debug/pprof; empty: off.
+	PprofAddr string
 }
 
 // Options lists every option of `registry serve`.
@@ -83,6 +89,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "idle-timeout", Env: "REGISTRY_IDLE_TIMEOUT", Default: "120s", Usage: "keep-alive idle time", value: durationValue{&c.IdleTimeout}},
 		{Flag: "shutdown-timeout", Env: "REGISTRY_SHUTDOWN_TIMEOUT", Default: "15s", Usage: "time in-flight requests get on SIGINT/SIGTERM", value: durationValue{&c.ShutdownTimeout}},
 		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", value: intValue{&c.MaxHeaderBytes, 1 << 10, 1 << 24}},
+		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), e.g. 96MiB; 0 leaves it to GOMEMLIMIT", value: intValue{&c.MemoryLimit, 0, 1 << 40}},
+		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", value: stringValue{&c.PprofAddr}},
 	}...)
 }
 
