@@ -259,6 +259,7 @@ func TestSecurityHeadersOnEveryHTMLResponse(t *testing.T) {
 		{"GET", "/no/such/page", 404},
 		{"GET", "/api/v1/nothing-here", 0},
 	}
+	htmlAnswers := 0
 	for _, rt := range routes {
 		var r response
 		if rt.method == "POST" {
@@ -273,13 +274,18 @@ func TestSecurityHeadersOnEveryHTMLResponse(t *testing.T) {
 		if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			continue // a machine path answering JSON
 		}
+		htmlAnswers++
 		for h, want := range wantHeaders {
 			if !strings.Contains(r.Header.Get(h), want) {
 				t.Errorf("%s %s (%d): %s = %q, want %q", rt.method, rt.path, r.Status, h, r.Header.Get(h), want)
 			}
 		}
 	}
-	t.Logf("security headers: %d HTML routes", len(routes))
+	// Only /api/v1/nothing-here may answer JSON; everything else is a page.
+	if htmlAnswers < len(routes)-1 {
+		t.Fatalf("only %d of %d routes answered HTML", htmlAnswers, len(routes))
+	}
+	t.Logf("security headers: %d HTML answers", htmlAnswers)
 }
 
 func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
