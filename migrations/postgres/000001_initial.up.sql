@@ -1,10 +1,18 @@
 -- Protocol documents, keyed by the SHA-1 of their exact bytes.
 
--- Full-text search works on word arrays the registry computes in Go (the
--- lower-cased runs of letters and digits, as store.Terms splits a query):
--- PostgreSQL's own to_tsvector parses at about 1 MB/s per core, which would
--- cap publishing at a few hundred documents per second. Matching is array
--- containment on a GIN index; there is no stemming and no stop-word list.
+-- Full-text search is PostgreSQL's own, with registry_english: the english
+-- configuration's Snowball stemmer without its stop-word list, so it
+-- answers like the SQLite engine's porter tokenizer (which stems and keeps
+-- every word: "other" or "the" are searchable on both).
+-- search holds the weighted lexemes of the title (A), description and tags
+-- (B) and body (D); head holds only the A and B part. The registry computes
+-- both in its INSERT (not as generated columns: the body is clipped and
+-- content is bytea). Relevance is a tier read from head, which is small
+-- and kept in the row, so ranking never decompresses a body's lexemes.
+
+CREATE TEXT SEARCH DICTIONARY registry_english_stem (TEMPLATE = snowball, LANGUAGE = english);
+CREATE TEXT SEARCH CONFIGURATION registry_english (COPY = english);
+ALTER TEXT SEARCH CONFIGURATION registry_english ALTER MAPPING REPLACE english_stem WITH registry_english_stem;
 
 CREATE TABLE documents (
     digest          bytea       PRIMARY KEY CHECK (length(digest) = 20),
@@ -27,14 +35,12 @@ CREATE TABLE documents (
     seq             bigint      GENERATED ALWAYS AS IDENTITY UNIQUE,
     withdrawn_at    timestamptz,
     withdraw_reason text        NOT NULL DEFAULT '',
-    -- words: every distinct word of title, description, tags and body
-    -- (out of line, read through its GIN index). title_words and
-    -- meta_words (description and tags) rank the matches.
-    words           text[]      NOT NULL DEFAULT '{}',
-    title_words     text[]      NOT NULL DEFAULT '{}',
-    meta_words      text[]      NOT NULL DEFAULT '{}'
+    -- search: every lexeme, weighted (out of line, read through its GIN
+    -- index). head: the title's (A) and description's and tags' (B).
+    search          tsvector    NOT NULL DEFAULT '',
+    head            tsvector    NOT NULL DEFAULT ''
 )
--- Push content and the word list out of the row as soon as the row is
+-- Push content and the search lexemes out of the row as soon as the row is
 -- larger than 128 bytes: the heap then holds metadata only, so listing,
 -- ranking and resolving scan a dense table that stays in cache. Metadata
 -- columns are MAIN (kept in the row unless it exceeds ~2 kB).
@@ -45,15 +51,18 @@ ALTER TABLE documents
     ALTER COLUMN tags SET STORAGE MAIN,
     ALTER COLUMN authors SET STORAGE MAIN,
     ALTER COLUMN lints SET STORAGE MAIN,
-    ALTER COLUMN title_words SET STORAGE MAIN,
-    ALTER COLUMN meta_words SET STORAGE MAIN;
+    ALTER COLUMN head SET STORAGE MAIN;
 
 -- Listing indexes are not partial: a partial index's predicate
 -- (withdrawn_at IS NULL) gets a default selectivity of 0.5% on a table
 -- not yet analysed, and the planner then scans it and filters the
--- out-of-line word arrays of every row. Withdrawn rows are rare; they are
+-- out-of-line lexemes of every row. Withdrawn rows are rare; they are
 -- filtered in the heap.
-CREATE INDEX documents_words_idx ON documents USING gin (words);
+-- The GIN indexes take new rows into their pending list (fastupdate) and
+-- merge it in bulk, which is far cheaper than one tree update per lexeme;
+-- the list is limited to 4 MB because every search scans it.
+CREATE INDEX documents_search_idx ON documents USING gin (search) WITH (fastupdate = on, gin_pending_list_limit = 4096);
+CREATE INDEX documents_head_idx ON documents USING gin (head) WITH (fastupdate = on, gin_pending_list_limit = 4096);
 CREATE INDEX documents_tags_idx ON documents USING gin (tags);
 CREATE INDEX documents_newest_idx ON documents (created_at, digest);
 CREATE INDEX documents_name_idx ON documents ((lower(title) COLLATE "C"), digest);

@@ -68,14 +68,16 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 	return e, nil
 }
 
-// row is the column values of one new document, in insertColumns order.
+// insertColumns are the columns an insert writes.
 const insertColumns = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
 	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason,
-	words, title_words, meta_words`
+	head, search`
 
-// insertParams are the VALUES of insertColumns; a zero creation time is now.
-const insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18,
-	$19, $20, $21`
+// insertParams are the VALUES of insertColumns from insertValues; a zero
+// creation time is now. $19 is the description and tags as one text, $20
+// the indexed body.
+var insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18,
+	` + headVector("$5", "$19") + `, ` + headVector("$5", "$19") + ` || ` + bodyVector("$20")
 
 func insertValues(nd store.NewDocument) ([]any, error) {
 	d := nd.Document
@@ -106,12 +108,11 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
 	}
 	tags := mergeTags(m.Tags, nd.ExtraTags)
-	words, titleWords, metaWords := documentWords(d.Content, m, tags)
 	return []any{
 		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
 		tags, m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
 		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
-		words, titleWords, metaWords,
+		metaText(m.Description, tags), bodyText(d.Content),
 	}, nil
 }
 

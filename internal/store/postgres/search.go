@@ -17,14 +17,18 @@ import (
 // lower-cased titles by code point, the same on every server.
 const nameKey = `(lower(title) COLLATE "C")`
 
-// Rank weights: a query word in the title counts 1, in the description
-// or tags 0.4, in the body alone 0. A rank depends only on the row and the
-// query, so every page of one query computes the same ranks and keyset
-// pagination holds.
-const (
-	titleWeight = "1.0"
-	metaWeight  = "0.4"
-)
+// Relevance is a tier, as in the SQLite engine, not ts_rank: the tier
+// depends only on the row and the query, so keyset pages hold, and each
+// tier is read in index order up to one page, so a common word costs a page
+// of work rather than ranking every match:
+//
+//	3  a query word in the title and one in the description or tags
+//	2  in the title only
+//	1  in the description or tags only
+//	0  in the body only
+//
+// Within a tier the order is newest first, then digest descending.
+const tierExpr = `(ts_filter(head, '{a}') @@ %[1]s)::int * 2 + (ts_filter(head, '{b}') @@ %[1]s)::int`
 
 // searchSQL assembles one parameterised search statement. User text only
 // ever reaches the database as parameters (the words of store.Terms); the
@@ -37,6 +41,24 @@ type searchSQL struct {
 func (b *searchSQL) arg(v any) string {
 	b.args = append(b.args, v)
 	return fmt.Sprintf("$%d", len(b.args))
+}
+
+// tsQueries are the full-text queries of a search, as SQL over parameters:
+// all matches every term (AND), any any of them (OR). Each term goes
+// through plainto_tsquery, so no operator reaches the query parser, and
+// a stop word drops out.
+func (b *searchSQL) tsQueries(terms []string) (all, any string) {
+	all = b.allQuery(terms)
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = "plainto_tsquery(" + textSearchConfig + ", " + b.arg(t) + "::text)"
+	}
+	return all, "(" + strings.Join(parts, " || ") + ")"
+}
+
+// allQuery is tsQueries' all alone.
+func (b *searchSQL) allQuery(terms []string) string {
+	return "plainto_tsquery(" + textSearchConfig + ", " + b.arg(strings.Join(terms, " ")) + "::text)"
 }
 
 // Search lists a page of listed entries.
@@ -55,118 +77,166 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 	}
-
-	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-	words := queryWords(store.Terms(q.Text))
-	if len(words) > 0 {
-		b.where = append(b.where, "words @> "+b.arg(words)+"::text[]")
-	}
-	if len(q.Tags) > 0 {
-		b.where = append(b.where, "tags @> "+b.arg(q.Tags)+"::text[]")
-	}
-
-	var sql string
-	switch q.Sort {
-	case store.SortNewest:
-		if hasCursor {
-			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
-		}
-		sql = `SELECT ` + entryColumns + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
-			` ORDER BY created_at DESC, digest DESC`
-	case store.SortName:
-		if hasCursor {
-			b.where = append(b.where, "("+nameKey+", digest) > ("+b.arg(cur.Name)+"::text, "+b.arg(curDigest)+"::bytea)")
-		}
-		sql = `SELECT ` + entryColumns + `, ` + nameKey + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
-			` ORDER BY ` + nameKey + `, digest`
-	case store.SortRelevance:
-		var parts []string
-		for _, w := range words {
-			p := b.arg([]string{w}) + "::text[]"
-			parts = append(parts, "(title_words @> "+p+")::int * "+titleWeight+" + (meta_words @> "+p+")::int * "+metaWeight)
-		}
-		rank := "(" + strings.Join(parts, " + ") + ")::float8"
-		inner := `SELECT ` + entryColumns + `, ` + rank + ` AS rank FROM documents WHERE ` + strings.Join(b.where, " AND ")
-		outer := "true"
-		if hasCursor {
-			r := b.arg(cur.Rank) + "::float8"
-			outer = "(rank < " + r + " OR (rank = " + r + " AND digest > " + b.arg(curDigest) + "::bytea))"
-		}
-		sql = `SELECT * FROM (` + inner + `) AS hits WHERE ` + outer + ` ORDER BY rank DESC, digest`
-	default:
-		return store.Page{}, store.ErrInvalid.With(fmt.Sprintf("unknown sort %q", q.Sort))
-	}
-	// One row more than the page tells whether there is a next page.
-	sql += " LIMIT " + b.arg(q.Limit+1)
+	terms := store.Terms(q.Text)
 
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var page store.Page
-	if len(words) == 0 {
-		page, err = runSearch(ctx, s.pool, q, sql, b.args)
-	} else {
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			// The planner does not count the cost of reading the out-of-line
-			// word arrays, so for common words it picks a sequential scan
-			// that decompresses every row's words. Matches must come from
-			// the GIN index.
-			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off"); err != nil {
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if len(terms) > 0 {
+			// The planner does not count decompressing the out-of-line
+			// lexemes, so it may pick a sequential scan that reads every
+			// row's; matches come from an index.
+			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
 				return err
 			}
-			page, err = runSearch(ctx, tx, q, sql, b.args)
+		}
+		if q.Sort == store.SortRelevance {
+			page, err = searchRelevance(ctx, tx, q, terms, cur, hasCursor, curDigest)
 			return err
-		})
-	}
+		}
+		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+		if len(terms) > 0 {
+			b.where = append(b.where, "search @@ "+b.allQuery(terms))
+		}
+		b.filterTags(q.Tags)
+		var sql string
+		if q.Sort == store.SortName {
+			if hasCursor {
+				b.where = append(b.where, "("+nameKey+", digest) > ("+b.arg(cur.Name)+"::text, "+b.arg(curDigest)+"::bytea)")
+			}
+			sql = `SELECT ` + entryColumns + `, ` + nameKey + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
+				` ORDER BY ` + nameKey + `, digest`
+		} else {
+			if hasCursor {
+				b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+			}
+			sql = `SELECT ` + entryColumns + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
+				` ORDER BY created_at DESC, digest DESC`
+		}
+		// One row more than the page tells whether there is a next page.
+		sql += " LIMIT " + b.arg(q.Limit+1)
+		var rows []searchRow
+		if rows, err = querySearch(ctx, tx, q.Sort, sql, b.args); err == nil {
+			page = makePage(q, rows)
+		}
+		return err
+	})
 	return page, mapErr(err)
 }
 
-// querier is what runSearch needs from a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+func (b *searchSQL) filterTags(tags []string) {
+	if len(tags) > 0 {
+		b.where = append(b.where, "tags @> "+b.arg(tags)+"::text[]")
+	}
 }
 
-func runSearch(ctx context.Context, db querier, q store.Query, sql string, args []any) (store.Page, error) {
-	rows, err := db.Query(ctx, sql, args...)
-	if err != nil {
-		return store.Page{}, mapErr(err)
+// searchRelevance reads the tiers in order, resuming after the cursor: one
+// statement for tiers 3 to 1, whose candidates are the few rows with a query
+// word in head (its GIN index), then, while the page is not full, one for
+// tier 0 in created_at index order.
+func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool, curDigest []byte) (store.Page, error) {
+	want := q.Limit + 1
+	curTier := 4
+	if hasCursor {
+		curTier = int(cur.Rank)
+		if float64(curTier) != cur.Rank || curTier < 0 || curTier > 3 {
+			return store.Page{}, store.ErrInvalidCursor
+		}
 	}
-	defer rows.Close()
-	page := store.Page{Entries: make([]store.Entry, 0, q.Limit)}
-	var last store.Cursor
-	for rows.Next() {
-		if len(page.Entries) == q.Limit {
-			page.NextCursor = q.EncodeCursor(last)
+	var rows []searchRow
+	if curTier > 0 {
+		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+		all, any := b.tsQueries(terms)
+		b.where = append(b.where, "head @@ "+any, "search @@ "+all)
+		b.filterTags(q.Tags)
+		outer := "true"
+		if hasCursor {
+			outer = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
+				"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+		}
+		sql := `SELECT * FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(tierExpr, any) + ` AS tier
+			FROM documents WHERE ` + strings.Join(b.where, " AND ") + `) AS hits
+			WHERE ` + outer + ` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT ` + b.arg(want)
+		got, err := querySearch(ctx, tx, q.Sort, sql, b.args)
+		if err != nil {
+			return store.Page{}, err
+		}
+		rows = got
+	}
+	if len(rows) < want {
+		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+		all, any := b.tsQueries(terms)
+		b.where = append(b.where, "search @@ "+all, "NOT (head @@ "+any+")")
+		b.filterTags(q.Tags)
+		if hasCursor && curTier == 0 {
+			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+		}
+		sql := `SELECT ` + entryColumns + `, 0 FROM documents WHERE ` + strings.Join(b.where, " AND ") +
+			` ORDER BY created_at DESC, digest DESC LIMIT ` + b.arg(want-len(rows))
+		got, err := querySearch(ctx, tx, q.Sort, sql, b.args)
+		if err != nil {
+			return store.Page{}, err
+		}
+		rows = append(rows, got...)
+	}
+	return makePage(q, rows), nil
+}
+
+// searchRow is one result and the cursor that points after it.
+type searchRow struct {
+	entry  store.Entry
+	cursor store.Cursor
+}
+
+// makePage cuts rows (at most one more than the page) into a page.
+func makePage(q store.Query, rows []searchRow) store.Page {
+	page := store.Page{Entries: make([]store.Entry, 0, min(len(rows), q.Limit))}
+	for i, r := range rows {
+		if i == q.Limit {
+			page.NextCursor = q.EncodeCursor(rows[i-1].cursor)
 			break
 		}
-		e, c, err := scanSearchRow(rows, q.Sort)
+		page.Entries = append(page.Entries, r.entry)
+	}
+	return page
+}
+
+func querySearch(ctx context.Context, tx pgx.Tx, sort store.Sort, sql string, args []any) ([]searchRow, error) {
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []searchRow
+	for rows.Next() {
+		r, err := scanSearchRow(rows, sort)
 		if err != nil {
-			return store.Page{}, mapErr(err)
+			return nil, err
 		}
-		page.Entries = append(page.Entries, e)
-		last = c
+		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return store.Page{}, mapErr(err)
-	}
-	return page, nil
+	return out, rows.Err()
 }
 
 // scanSearchRow reads one result and the cursor that points after it.
-func scanSearchRow(rows pgx.Rows, sort store.Sort) (store.Entry, store.Cursor, error) {
+func scanSearchRow(rows pgx.Rows, sort store.Sort) (searchRow, error) {
 	var (
-		e   store.Entry
-		err error
-		c   store.Cursor
+		e    store.Entry
+		err  error
+		c    store.Cursor
+		tier int32
 	)
 	switch sort {
 	case store.SortName:
 		e, err = scanEntry(rows, false, &c.Name)
 	case store.SortRelevance:
-		e, err = scanEntry(rows, false, &c.Rank)
+		e, err = scanEntry(rows, false, &tier)
+		c.Rank = float64(tier)
 	default:
 		e, err = scanEntry(rows, false)
-		c.Time = e.CreatedAt.UnixMicro()
 	}
+	c.Time = e.CreatedAt.UnixMicro()
 	c.Hex = e.Digest.Hex()
-	return e, c, err
+	return searchRow{e, c}, err
 }

@@ -57,13 +57,15 @@ const putManyStaging = `CREATE TEMP TABLE IF NOT EXISTS put_many_staging (
 	version text NOT NULL, supersedes bytea, authors text[] NOT NULL, license text NOT NULL,
 	front_matter bool NOT NULL, lints jsonb NOT NULL, origin text NOT NULL,
 	created_at timestamptz, withdrawn_at timestamptz, withdraw_reason text NOT NULL,
-	words text[] NOT NULL, title_words text[] NOT NULL, meta_words text[] NOT NULL
+	meta_text text NOT NULL, body_text text NOT NULL
 ) ON COMMIT DELETE ROWS`
 
-// stagedValues reads put_many_staging in insertColumns order.
-const stagedValues = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
+// stagedValues reads put_many_staging (s) in insertColumns order; h.head
+// is the row's headVector, computed once.
+var stagedValues = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
 	authors, license, front_matter, lints, origin, coalesce(created_at, now()), withdrawn_at, withdraw_reason,
-	words, title_words, meta_words`
+	h.head, h.head || ` + bodyVector("s.body_text") + `
+	FROM put_many_staging s CROSS JOIN LATERAL (SELECT ` + headVector("s.title", "s.meta_text") + ` AS head) h`
 
 // PutMany stores a batch in one transaction: COPY into a staging table,
 // then one INSERT … ON CONFLICT DO NOTHING. Rows go in digest order, so
@@ -90,12 +92,12 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 		}
 		columns := []string{"ord", "digest", "sha256", "content", "size", "title", "description", "multiround", "tags",
 			"version", "supersedes", "authors", "license", "front_matter", "lints", "origin",
-			"created_at", "withdrawn_at", "withdraw_reason", "words", "title_words", "meta_words"}
+			"created_at", "withdrawn_at", "withdraw_reason", "meta_text", "body_text"}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"put_many_staging"}, columns, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
 		inserted, err := tx.Query(ctx, `INSERT INTO documents (`+insertColumns+`)
-			SELECT `+stagedValues+` FROM put_many_staging ORDER BY digest, ord
+			SELECT `+stagedValues+` ORDER BY s.digest, s.ord
 			ON CONFLICT (digest) DO NOTHING
 			RETURNING digest`)
 		if err != nil {

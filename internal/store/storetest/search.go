@@ -53,6 +53,18 @@ func testSearch(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("Stemming", func(t *testing.T) {
+		s := open(t)
+		e := putText(t, s, simpleDoc("Regional outlook", "nothing", []string{"misc"}, "The forecast for tomorrow."))
+		putText(t, s, simpleDoc("Unrelated", "nothing", []string{"misc"}, "Other body."))
+		// Both engines stem English words, so either form finds the other.
+		for _, word := range []string{"forecast", "forecasts", "Forecasts", "forecasting"} {
+			if got := hexes(search(t, s, store.Query{Text: word}).Entries); len(got) != 1 || got[0] != e.Digest.Hex() {
+				t.Fatalf("Search %q = %v, want the document saying \"forecast\"", word, got)
+			}
+		}
+	})
+
 	t.Run("Unicode", func(t *testing.T) {
 		s := open(t)
 		e := putText(t, s, simpleDoc("Prévisions météo", "Données pour Zürich", []string{"wetter"}, "Straße und Café."))
