@@ -359,3 +359,17 @@ func TestSSRFSlowDripBodyIsCutByTheTotalTimeout(t *testing.T) {
 		t.Fatalf("the refusal %q does not say it timed out", err)
 	}
 }
+
+// Names made of hex letters and digits are names, not numbers.
+func TestCheckHostKeepsRealNames(t *testing.T) {
+	for _, h := range []string{"cafe.de", "face.b00c", "1e100.net", "deadbeef.example", "0x.test", "a.b.c.d", "127.0.0.1", "::1", "10.0.0.1", "x1"} {
+		if err := checkHost(h); err != nil {
+			t.Errorf("checkHost(%q) = %v, want nil", h, err)
+		}
+	}
+	for _, h := range []string{"2130706433", "0x7f000001", "0177.0.0.1", "127.1", "1.2.3", "0x7F.1", "00000000000000000000127.0.0.1.", "0xA9FEA9FE"} {
+		if err := checkHost(h); !errors.Is(err, ErrBlocked) {
+			t.Errorf("checkHost(%q) = %v, want ErrBlocked", h, err)
+		}
+	}
+}
