@@ -237,7 +237,7 @@ func (s *Service) Stats(ctx context.Context) (store.Stats, error) {
 
 // Sources are the absolute raw URLs of a document, for protocolSources.
 func (s *Service) Sources(d protocol.Digest) []string {
-	return []string{string(s.AppendSource(nil, d))}
+	return []string{s.cfg.PublicURL + "/protocol/" + d.Hex()}
 }
 
 // AppendSource appends the document's raw URL (the one element of
