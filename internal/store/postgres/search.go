@@ -36,6 +36,8 @@ const tierExpr = `(ts_filter(head, '{a}') @@ %[1]s)::int * 2 + (ts_filter(head, 
 type searchSQL struct {
 	args  []any
 	where []string
+	// match are the conditions on the out-of-line lexemes (search).
+	match []string
 }
 
 func (b *searchSQL) arg(v any) string {
@@ -97,27 +99,21 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 		}
 		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
 		if len(terms) > 0 {
-			b.where = append(b.where, "search @@ "+b.allQuery(terms))
+			b.match = append(b.match, "search @@ "+b.allQuery(terms))
 		}
 		b.filterTags(q.Tags)
-		var sql string
+		extra, order := "", newestOrder
 		if q.Sort == store.SortName {
 			if hasCursor {
 				b.where = append(b.where, "("+nameKey+", digest) > ("+b.arg(cur.Name)+"::text, "+b.arg(curDigest)+"::bytea)")
 			}
-			sql = `SELECT ` + entryColumns + `, ` + nameKey + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
-				` ORDER BY ` + nameKey + `, digest`
-		} else {
-			if hasCursor {
-				b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
-			}
-			sql = `SELECT ` + entryColumns + ` FROM documents WHERE ` + strings.Join(b.where, " AND ") +
-				` ORDER BY created_at DESC, digest DESC`
+			extra, order = ", "+nameKey, nameKey+", digest"
+		} else if hasCursor {
+			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
 		}
 		// One row more than the page tells whether there is a next page.
-		sql += " LIMIT " + b.arg(q.Limit+1)
-		var rows []searchRow
-		if rows, err = querySearch(ctx, tx, q.Sort, sql, b.args); err == nil {
+		rows, err := listRows(ctx, tx, q.Sort, b, extra, order, q.Limit+1)
+		if err == nil {
 			page = makePage(q, rows)
 		}
 		return err
@@ -167,20 +163,57 @@ func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 	if len(rows) < want {
 		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
 		all, any := b.tsQueries(terms)
-		b.where = append(b.where, "search @@ "+all, "NOT (head @@ "+any+")")
+		b.where = append(b.where, "NOT (head @@ "+any+")")
+		b.match = append(b.match, "search @@ "+all)
 		b.filterTags(q.Tags)
 		if hasCursor && curTier == 0 {
 			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
 		}
-		sql := `SELECT ` + entryColumns + `, 0 FROM documents WHERE ` + strings.Join(b.where, " AND ") +
-			` ORDER BY created_at DESC, digest DESC LIMIT ` + b.arg(want-len(rows))
-		got, err := querySearch(ctx, tx, q.Sort, sql, b.args)
+		got, err := listRows(ctx, tx, q.Sort, b, ", 0", newestOrder, want-len(rows))
 		if err != nil {
 			return store.Page{}, err
 		}
 		rows = append(rows, got...)
 	}
 	return makePage(q, rows), nil
+}
+
+// newestOrder is the newest sort, served by documents_newest_idx.
+const newestOrder = "created_at DESC, digest DESC"
+
+// walkWindow is how many rows of a sort index a filtered listing walks
+// before it gives up on the walk and reads all matches from the GIN index.
+// Checking a row against its out-of-line lexemes costs a decompression
+// the planner does not count, so the planner walks far too long for
+// uncommon words; a word in one document of 25 fills a page of 20 within
+// the window.
+const walkWindow = 500
+
+// listRows reads up to want rows of documents in order. Without match
+// conditions the sort index serves it. With them, it first walks the sort
+// index for walkWindow rows (cheap when the words are common); when that
+// does not fill the page, the matches come from the GIN index, sorted.
+func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, extra, order string, want int) ([]searchRow, error) {
+	where := strings.Join(b.where, " AND ")
+	if len(b.match) == 0 {
+		return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
+			entryColumns, extra, where, order, want), b.args)
+	}
+	match := strings.Join(b.match, " AND ")
+	// The window's LIMIT keeps the match conditions out of the walk, so
+	// they are checked on at most walkWindow rows.
+	rows, err := querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM (
+		SELECT %s, search FROM documents WHERE %s ORDER BY %s LIMIT %d) AS walked
+		WHERE %s ORDER BY %s LIMIT %d`,
+		entryColumns, extra, entryColumns, where, order, walkWindow, match, order, want), b.args)
+	if err != nil || len(rows) == want {
+		return rows, err
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
+		return nil, err
+	}
+	return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s AND %s ORDER BY %s LIMIT %d`,
+		entryColumns, extra, where, match, order, want), b.args)
 }
 
 // searchRow is one result and the cursor that points after it.
