@@ -56,24 +56,3 @@ func openStore(ctx context.Context, db config.Database) (s store.Store, embedded
 	}
 	return st, true, nil
 }
-
-// migrateStore moves the schema "up" or all the way "down".
-func migrateStore(ctx context.Context, db config.Database, direction string) error {
-	engine, dsn, err := database(db)
-	if err != nil {
-		return err
-	}
-	if direction == "down" {
-		return migrate.DownAll(ctx, engine, dsn)
-	}
-	return migrate.Up(ctx, engine, dsn)
-}
-
-// schemaVersion reports the applied migration version.
-func schemaVersion(ctx context.Context, db config.Database) (uint, bool, error) {
-	engine, dsn, err := database(db)
-	if err != nil {
-		return 0, false, err
-	}
-	return migrate.Version(ctx, engine, dsn)
-}

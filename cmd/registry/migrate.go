@@ -3,47 +3,93 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
 func init() {
-	register(command{name: "migrate", summary: "migrate up|down|version: manage the database schema", run: migrateCmd})
+	register(command{name: "migrate", summary: "migrate up|down [N|all]|version|force N: manage the database schema", run: migrateCmd})
 }
+
+const migrateUsage = `usage: registry migrate [flags] COMMAND
+  up           apply every pending migration
+  down [N]     revert the last N migrations (default 1)
+  down all     revert every migration: drops all documents and tokens (needs --yes)
+  version      print the applied version and whether it is dirty
+  force N      mark version N as applied and clean, after repairing a failed
+               migration by hand (see docs/operations.md)`
 
 func migrateCmd(ctx context.Context, env *environment, args []string) error {
 	var db config.Database
 	fs := flagSet(env, "migrate")
+	yes := fs.Bool("yes", false, "confirm a destructive 'down all'")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "usage: registry migrate [flags] up|down|version")
+		fmt.Fprintln(env.stderr, migrateUsage)
 		fs.PrintDefaults()
 	}
 	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
 		return usageOr(err)
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() < 1 || fs.NArg() > 2 {
 		fs.Usage()
 		return errUsage
 	}
-	switch dir := fs.Arg(0); dir {
-	case "up", "down":
-		if err := migrateStore(ctx, db, dir); err != nil {
-			return err
+	engine, dsn, err := database(db)
+	if err != nil {
+		return err
+	}
+	verb, arg := fs.Arg(0), fs.Arg(1)
+	switch {
+	case verb == "up" && arg == "":
+		err = migrate.Up(ctx, engine, dsn)
+	case verb == "down" && arg == "all":
+		if !*yes {
+			return usageError(env, "'migrate down all' drops every document and token; add --yes (before 'down') to confirm")
 		}
-		fmt.Fprintf(env.stdout, "migrated %s\n", dir)
-	case "version":
-		v, dirty, err := schemaVersion(ctx, db)
-		if err != nil {
-			return err
+		err = migrate.DownAll(ctx, engine, dsn)
+	case verb == "down":
+		steps := 1
+		if arg != "" {
+			if steps, err = strconv.Atoi(arg); err != nil || steps < 1 {
+				return usageError(env, "down takes a positive number of steps or 'all'")
+			}
 		}
-		state := "clean"
-		if dirty {
-			state = "DIRTY: a migration failed halfway; fix the schema by hand, then force the version"
+		err = migrate.Down(ctx, engine, dsn, steps)
+	case verb == "force" && arg != "":
+		v, convErr := strconv.Atoi(arg)
+		if convErr != nil || v < 0 {
+			return usageError(env, "force takes a version number")
 		}
-		fmt.Fprintf(env.stdout, "%d %s\n", v, state)
+		err = migrate.Force(ctx, engine, dsn, v)
+	case verb == "version" && arg == "":
+		return printSchemaVersion(ctx, env, engine, dsn)
 	default:
 		fs.Usage()
 		return errUsage
 	}
+	if err != nil {
+		return err
+	}
+	return printSchemaVersion(ctx, env, engine, dsn)
+}
+
+func printSchemaVersion(ctx context.Context, env *environment, engine migrate.Engine, dsn string) error {
+	v, dirty, err := migrate.Version(ctx, engine, dsn)
+	if err != nil {
+		return err
+	}
+	state := "clean"
+	if dirty {
+		state = "DIRTY: a migration failed halfway; repair the schema by hand, then run 'registry migrate force N'"
+	}
+	fmt.Fprintf(env.stdout, "schema version %d (%s)\n", v, state)
 	return nil
+}
+
+// usageError prints a usage mistake and returns errUsage (exit status 2).
+func usageError(env *environment, message string) error {
+	fmt.Fprintln(env.stderr, "registry migrate: "+message)
+	return errUsage
 }

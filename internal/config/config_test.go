@@ -84,3 +84,19 @@ func TestDescribeCoversContract(t *testing.T) {
 		t.Error("markdown table lacks --addr")
 	}
 }
+
+func TestPublicURLDefaultNamesAReachableHost(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080",
+		":8080":          "http://localhost:8080",
+		"0.0.0.0:9000":   "http://localhost:9000",
+		"[::]:8080":      "http://localhost:8080",
+		"[::1]:8080":     "http://[::1]:8080",
+		"example.org:80": "http://example.org:80",
+	} {
+		c := Serve{Addr: addr}
+		if got := c.EffectivePublicURL(); got != want {
+			t.Errorf("addr %q: public URL %q, want %q", addr, got, want)
+		}
+	}
+}

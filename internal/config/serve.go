@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net"
 	"net/netip"
 	"strings"
 	"time"
@@ -94,16 +95,22 @@ func (c *Serve) Options() []Option {
 	}...)
 }
 
-// EffectivePublicURL is PublicURL, or http://<addr> when unset.
+// EffectivePublicURL is PublicURL, or http://<addr> when unset. A wildcard
+// listen address (":8080", "0.0.0.0:8080", "[::]:8080") names no host an
+// agent could reach, so it becomes localhost; anything reached from other
+// machines needs --public-url.
 func (c *Serve) EffectivePublicURL() string {
 	if c.PublicURL != "" {
 		return strings.TrimRight(c.PublicURL, "/")
 	}
-	addr := c.Addr
-	if strings.HasPrefix(addr, ":") {
-		addr = "localhost" + addr
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return "http://" + c.Addr
 	}
-	return "http://" + addr
+	if ip, perr := netip.ParseAddr(host); host == "" || (perr == nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // Client is the configuration of the client commands (publish, get).

@@ -106,6 +106,12 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 	if err != nil {
 		return PublishResult{}, err
 	}
+	if e.Withdrawn() {
+		// The tombstone stays: answering "exists" would tell the publisher
+		// the document is served when every fetch of it gets 410.
+		return PublishResult{}, store.ErrWithdrawn.With(
+			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
+	}
 	return PublishResult{Entry: e, Created: created}, nil
 }
 
@@ -113,7 +119,6 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 // the matching lint.
 func applyFallbacks(doc *protocol.Document, title, description string) {
 	fill := func(field *string, value string, limit int, lint string) {
-		value = strings.TrimSpace(value)
 		if *field != "" || value == "" {
 			return
 		}
@@ -129,8 +134,10 @@ func applyFallbacks(doc *protocol.Document, title, description string) {
 		}
 		doc.Lints = kept
 	}
-	fill(&doc.Metadata.Title, title, protocol.MaxTitleRunes, protocol.LintMissingTitle)
-	fill(&doc.Metadata.Description, description, protocol.MaxDescriptionRunes, protocol.LintMissingDescription)
+	// Cleaned like front matter text: no control or bidi-override
+	// characters reach the store or a page.
+	fill(&doc.Metadata.Title, protocol.CleanTitle(title), protocol.MaxTitleRunes, protocol.LintMissingTitle)
+	fill(&doc.Metadata.Description, protocol.CleanDescription(description), protocol.MaxDescriptionRunes, protocol.LintMissingDescription)
 }
 
 // Get returns one entry (content on request). A withdrawn entry comes with

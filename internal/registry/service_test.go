@@ -181,3 +181,37 @@ func TestFallbackMetadataKeepsBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestPublishingAWithdrawnDocumentIsRefused(t *testing.T) {
+	svc := newService(t, Config{})
+	ctx := context.Background()
+	doc := []byte("---\nname: Old\ndescription: To be withdrawn.\n---\n\nBody.\n")
+	res, err := svc.Publish(ctx, doc, nil, "")
+	if err != nil || !res.Created {
+		t.Fatalf("first publish: %v %+v", err, res)
+	}
+	if err := svc.Withdraw(ctx, res.Entry.Digest, "superseded"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Publish(ctx, doc, nil, "")
+	if !errors.Is(err, store.ErrWithdrawn) {
+		t.Fatalf("republish of a withdrawn document: got %v, want ErrWithdrawn", err)
+	}
+	if _, err := svc.Raw(ctx, res.Entry.Digest); !errors.Is(err, store.ErrWithdrawn) {
+		t.Fatalf("the tombstone must stay: Raw gave %v", err)
+	}
+}
+
+func TestFallbackMetadataIsCleaned(t *testing.T) {
+	svc := newService(t, Config{})
+	res, err := svc.PublishRequest(context.Background(), PublishRequest{
+		Content:       []byte("no front matter, no heading\n"),
+		FallbackTitle: "Demo\x00 \u202eTitle\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Entry.Metadata.Title; strings.ContainsAny(got, "\x00\u202e\n") || !strings.Contains(got, "Demo") {
+		t.Fatalf("fallback title not cleaned: %q", got)
+	}
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func runRegistry(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	code = run(context.Background(), env, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
+	dir := t.TempDir()
+	steps := []struct {
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{[]string{"up"}, 0, "schema version 2 (clean)", ""},
+		{[]string{"down"}, 0, "schema version 1 (clean)", ""},
+		{[]string{"up"}, 0, "schema version 2 (clean)", ""},
+		{[]string{"down", "all"}, 2, "", "add --yes"},
+		{[]string{"version"}, 0, "schema version 2 (clean)", ""},
+		{[]string{"down", "zero"}, 2, "", "positive number"},
+		{[]string{"force", "x"}, 2, "", "version number"},
+		{[]string{"--yes", "down", "all"}, 0, "schema version 0 (clean)", ""},
+		{[]string{"force", "1"}, 0, "schema version 1 (clean)", ""},
+	}
+	for _, s := range steps {
+		args := append([]string{"migrate", "--data-dir", dir}, s.args...)
+		code, out, errOut := runRegistry(t, args...)
+		if code != s.code || !strings.Contains(out, s.stdout) || !strings.Contains(errOut, s.stderrIn) {
+			t.Fatalf("registry %v: exit %d stdout %q stderr %q; want exit %d, stdout with %q, stderr with %q",
+				args, code, out, errOut, s.code, s.stdout, s.stderrIn)
+		}
+	}
+}
