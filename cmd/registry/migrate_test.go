@@ -42,3 +42,12 @@ func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenHelpAndUnknownSubcommandsExplainUsage(t *testing.T) {
+	for _, args := range [][]string{{"token"}, {"token", "-h"}, {"token", "nope"}} {
+		code, _, errOut := runRegistry(t, args...)
+		if code != 2 || !strings.Contains(errOut, "usage: registry token create") {
+			t.Errorf("registry %v: exit %d, stderr %q; want exit 2 with the usage", args, code, errOut)
+		}
+	}
+}

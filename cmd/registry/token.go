@@ -19,11 +19,16 @@ func init() {
 }
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(env.stderr, "usage: registry token create --name NAME [--scope publish|admin,...] | list | revoke ID")
+	const usage = "usage: registry token create --name NAME [--scope publish|admin,...] | list | revoke ID\n(database flags go after the subcommand: registry token list --data-dir DIR)"
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(env.stderr, usage)
 		return errUsage
 	}
 	sub, args := args[0], args[1:]
+	if sub != "create" && sub != "list" && sub != "revoke" {
+		fmt.Fprintf(env.stderr, "registry token: unknown subcommand %q: use create, list or revoke\n%s\n", sub, usage)
+		return errUsage
+	}
 	var db config.Database
 	fs := flagSet(env, "token "+sub)
 	name := fs.String("name", "", "a name saying who or what uses the token (create)")
@@ -42,11 +47,9 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 		return tokenCreate(ctx, env, svc, *name, *scopes)
 	case "list":
 		return tokenList(ctx, env, svc)
-	case "revoke":
+	default:
 		return tokenRevoke(ctx, env, svc, fs)
 	}
-	fmt.Fprintf(env.stderr, "registry token: unknown subcommand %q: use create, list or revoke\n", sub)
-	return errUsage
 }
 
 func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, name, scopeList string) error {
