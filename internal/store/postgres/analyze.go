@@ -45,6 +45,11 @@ func (s *Store) maybeAnalyze(ctx context.Context, inserted int) {
 	s.analyze.baseline += s.analyze.added
 	s.analyze.added = 0
 	s.analyze.mu.Unlock()
+	// Merge the GIN indexes' pending lists into their trees now rather
+	// than leave every search to scan them until autovacuum does. Best
+	// effort too: autovacuum merges them anyway.
+	_, _ = s.pool.Exec(ctx, `SELECT gin_clean_pending_list('documents_search_idx'::regclass),
+		gin_clean_pending_list('documents_head_idx'::regclass)`)
 }
 
 // loadRowEstimate starts the analyzer from the catalogue's row estimate.

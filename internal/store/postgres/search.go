@@ -50,12 +50,16 @@ func (b *searchSQL) arg(v any) string {
 // through plainto_tsquery, so no operator reaches the query parser, and
 // a stop word drops out.
 func (b *searchSQL) tsQueries(terms []string) (all, any string) {
-	all = b.allQuery(terms)
+	return b.allQuery(terms), b.anyQuery(terms)
+}
+
+// anyQuery is tsQueries' any alone.
+func (b *searchSQL) anyQuery(terms []string) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
 		parts[i] = "plainto_tsquery(" + textSearchConfig + ", " + b.arg(t) + "::text)"
 	}
-	return all, "(" + strings.Join(parts, " || ") + ")"
+	return "(" + strings.Join(parts, " || ") + ")"
 }
 
 // allQuery is tsQueries' all alone.
@@ -142,19 +146,7 @@ func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 	}
 	var rows []searchRow
 	if curTier > 0 {
-		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-		all, any := b.tsQueries(terms)
-		b.where = append(b.where, "head @@ "+any, "search @@ "+all)
-		b.filterTags(q.Tags)
-		outer := "true"
-		if hasCursor {
-			outer = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
-				"::timestamptz, " + b.arg(curDigest) + "::bytea)"
-		}
-		sql := `SELECT * FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(tierExpr, any) + ` AS tier
-			FROM documents WHERE ` + strings.Join(b.where, " AND ") + `) AS hits
-			WHERE ` + outer + ` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT ` + b.arg(want)
-		got, err := querySearch(ctx, tx, q.Sort, sql, b.args)
+		got, err := searchHeadTiers(ctx, tx, q, terms, cur, hasCursor, curTier, curDigest, want)
 		if err != nil {
 			return store.Page{}, err
 		}
@@ -214,6 +206,37 @@ func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, ext
 	}
 	return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s AND %s ORDER BY %s LIMIT %d`,
 		entryColumns, extra, where, match, order, want), b.args)
+}
+
+// searchHeadTiers reads tiers 3 to 1 from the cursor on. With one term,
+// a match in head is a match (head's lexemes are in search too), and the
+// candidates are head's GIN matches, checked in the row. With more, the
+// candidates are search's GIN matches of every term: the fence (OFFSET 0)
+// keeps the planner from reading head's matches instead and checking each
+// against its out-of-line lexemes, a decompression per row it does not
+// count.
+func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool,
+	curTier int, curDigest []byte, want int) ([]searchRow, error) {
+	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+	any := b.anyQuery(terms)
+	b.filterTags(q.Tags)
+	candidates := "documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND ")
+	if len(terms) > 1 {
+		candidates = "(SELECT " + entryColumns + ", head FROM documents WHERE " +
+			strings.Join(append(b.where, "search @@ "+b.allQuery(terms)), " AND ") + " OFFSET 0) AS matches WHERE head @@ " + any
+		if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
+			return nil, err
+		}
+		defer tx.Exec(ctx, "SET LOCAL enable_indexscan = on")
+	}
+	outer := "true"
+	if hasCursor {
+		outer = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
+			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+	}
+	sql := `SELECT * FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(tierExpr, any) + ` AS tier FROM ` + candidates + `) AS hits
+		WHERE ` + outer + fmt.Sprintf(` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT %d`, want)
+	return querySearch(ctx, tx, q.Sort, sql, b.args)
 }
 
 // searchRow is one result and the cursor that points after it.
