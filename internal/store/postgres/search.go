@@ -18,9 +18,10 @@ import (
 const nameKey = `(lower(title) COLLATE "C")`
 
 // Relevance is a tier, as in the SQLite engine, not ts_rank: the tier
-// depends only on the row and the query, so keyset pages hold, and each
-// tier is read in index order up to one page, so a common word costs a page
-// of work rather than ranking every match:
+// depends only on the row and the query, so keyset pages hold. Tiers 3 to
+// 1 are read from the (few) rows with a query word in head and tier 0 in
+// created_at order up to one page, so a common word costs a page of work
+// rather than ranking every match:
 //
 //	3  a query word in the title and one in the description or tags
 //	2  in the title only
@@ -47,8 +48,7 @@ func (b *searchSQL) arg(v any) string {
 
 // tsQueries are the full-text queries of a search, as SQL over parameters:
 // all matches every term (AND), any any of them (OR). Each term goes
-// through plainto_tsquery, so no operator reaches the query parser, and
-// a stop word drops out.
+// through plainto_tsquery, so no operator reaches the query parser.
 func (b *searchSQL) tsQueries(terms []string) (all, any string) {
 	return b.allQuery(terms), b.anyQuery(terms)
 }
