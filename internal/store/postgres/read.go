@@ -70,12 +70,11 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 
 // Resolve answers many digests with one query, in the order asked.
 func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
-	if len(ds) > store.MaxResolve {
-		return nil, store.ErrInvalid.With(fmt.Sprintf("at most %d hashes can be resolved at once, got %d", store.MaxResolve, len(ds)))
+	if err := store.CheckResolveSize(len(ds)); err != nil {
+		return nil, err
 	}
-	out := make([]store.Resolution, len(ds))
 	if len(ds) == 0 {
-		return out, nil
+		return []store.Resolution{}, nil
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
@@ -99,11 +98,7 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	for i, d := range ds {
-		e, ok := found[d]
-		out[i] = store.Resolution{Digest: d, Found: ok, Entry: e}
-	}
-	return out, nil
+	return store.InOrder(ds, found), nil
 }
 
 // Successors lists listed entries that supersede d, oldest first.

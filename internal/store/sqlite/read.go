@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -67,12 +66,11 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 
 // Resolve looks up to MaxResolve digests in one query.
 func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
-	if len(ds) > store.MaxResolve {
-		return nil, store.ErrInvalid.With(fmt.Sprintf("at most %d hashes can be resolved at once; %d were asked", store.MaxResolve, len(ds)))
+	if err := store.CheckResolveSize(len(ds)); err != nil {
+		return nil, err
 	}
-	out := make([]store.Resolution, len(ds))
 	if len(ds) == 0 {
-		return out, nil
+		return []store.Resolution{}, nil
 	}
 	hexes := make([]string, len(ds))
 	for i, d := range ds {
@@ -95,11 +93,7 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	for i, d := range ds {
-		e, ok := found[d]
-		out[i] = store.Resolution{Digest: d, Found: ok, Entry: e}
-	}
-	return out, nil
+	return store.InOrder(ds, found), nil
 }
 
 // Successors lists listed entries that supersede d, oldest first.
