@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,11 +9,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agora-registry/registry/internal/registryproc"
 )
 
 // binary is the registry built once for the end-to-end tests.
@@ -26,11 +24,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "registry")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the registry:", err)
+	if binary, err = registryproc.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -54,86 +49,18 @@ func runCLI(t *testing.T, env []string, stdin []byte, args ...string) (stdout, s
 	return out.String(), errb.String(), err
 }
 
-// server is a running registry process.
-type server struct {
-	URL  string
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	logs bytes.Buffer
-	done chan error
-}
-
 // startServer runs `registry serve` on a free loopback port and waits
 // until it listens.
-func startServer(t *testing.T, args ...string) *server {
+func startServer(t *testing.T, args ...string) *registryproc.Process {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
-	cmd.Env = os.Environ()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			s.mu.Lock()
-			s.logs.Write(line)
-			s.logs.WriteByte('\n')
-			s.mu.Unlock()
-			var rec struct{ Msg, Addr string }
-			if json.Unmarshal(line, &rec) == nil && rec.Msg == "serving" {
-				addr <- rec.Addr
-			}
-		}
-		s.done <- cmd.Wait()
-	}()
-	select {
-	case a := <-addr:
-		s.URL = "http://" + a
-	case err := <-s.done:
-		t.Fatalf("server exited before listening (%v):\n%s", err, s.Logs())
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("server did not start:\n%s", s.Logs())
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-s.done
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", s.Logs())
-		}
-	})
-	return s
+	return registryproc.Start(t, binary, args, registryproc.Options{})
 }
 
-func (s *server) Logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.String()
-}
-
-// stop sends SIGTERM and expects a clean exit.
-func (s *server) stop(t *testing.T) {
+// stopServer sends SIGTERM and expects a clean exit.
+func stopServer(t *testing.T, s *registryproc.Process) {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("server exit after SIGTERM: %v\n%s", err, s.Logs())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not stop on SIGTERM")
+	if err := s.Stop(); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.Logs())
 	}
 }
 

@@ -310,7 +310,7 @@ func endToEnd(t *testing.T, db []string) {
 		t.Errorf("request id not echoed: %q", h.Get("X-Request-ID"))
 	}
 
-	srv.stop(t)
+	stopServer(t, srv)
 	logs := srv.Logs()
 	for _, secret := range []string{publishTok, adminTok, strings.TrimPrefix(publishTok, "agr_")} {
 		if strings.Contains(logs, secret) {
@@ -363,7 +363,7 @@ func TestFreshStoreHasExamples(t *testing.T) {
 	if status != 201 {
 		t.Errorf("open publish: %d %s", status, body)
 	}
-	srv.stop(t)
+	stopServer(t, srv)
 	// A restart does not import the examples again.
 	srv = startServer(t, "--data-dir", dir)
 	if again := stats(t, srv.URL); again["documents"] != st["documents"]+1 {

@@ -93,7 +93,7 @@ func runMixedLoad(t *testing.T, d time.Duration, storeArgs ...string) {
 	}
 
 	var stats loadStats
-	rss := sampleRSS(srv.pid())
+	rss := sampleRSS(srv.PID())
 	loadCtx, stop := context.WithTimeout(ctx, d)
 	defer stop()
 	var wg sync.WaitGroup

@@ -70,7 +70,7 @@ func TestSIGKILLMidPublishSQLite(t *testing.T) {
 		for acked.len()-before < acksPerRound && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		srv.kill() // SIGKILL with publishers still writing
+		srv.Kill() // SIGKILL with publishers still writing
 		cancel()
 		wg.Wait()
 		if acked.len() == before {
