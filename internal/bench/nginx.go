@@ -48,6 +48,11 @@ func StartNginx(bin, workDir, addr, docsDir string) (*Process, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// Started as root, nginx's workers run as an unprivileged user; a 0700
+	// scratch directory (os.MkdirTemp's mode) makes every document a 403.
+	if err := os.Chmod(workDir, 0o755); err != nil {
+		return nil, err
+	}
 	conf := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConfig, dir, addr, docsDir), 0o644); err != nil {
 		return nil, err

@@ -229,6 +229,10 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 	base := "http://" + addr
 	serveArgs = append(serveArgs, "--addr", addr, "--public-url", base)
 	serveArgs = append(serveArgs, o.ServeFlags...)
+	if len(o.ServeFlags) > 0 {
+		// Recorded so a run with e.g. --memory-limit is never mistaken for a default one.
+		run.Notes = append(run.Notes, "registry serve extra flags: "+strings.Join(o.ServeFlags, " "))
+	}
 	t0 = time.Now()
 	p, err := StartProcess("registry-"+engine, o.WorkDir, env, regBin, serveArgs...)
 	if err != nil {
