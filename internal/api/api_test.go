@@ -19,8 +19,8 @@ import (
 // fakePages records what the server hands to the HTML interface.
 type fakePages struct{ errors []string }
 
-func (p *fakePages) Register(e *echo.Echo) {
-	e.GET("/protocols", func(c echo.Context) error { return c.HTML(200, "<p>browse</p>") })
+func (p *fakePages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
+	e.GET("/protocols", func(c echo.Context) error { return c.HTML(200, "<p>browse</p>") }, heavy)
 }
 func (p *fakePages) Home(c echo.Context) error { return c.HTML(200, "<p>home</p>") }
 func (p *fakePages) RenderError(c echo.Context, status int, code, message string) error {

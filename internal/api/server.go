@@ -20,8 +20,9 @@ import (
 // server hands it the browser-facing routes and HTML error pages.
 type Pages interface {
 	// Register adds the HTML routes (/protocols, /protocols/{hash},
-	// /publish, /tags, /static/*).
-	Register(e *echo.Echo)
+	// /publish, /tags, /static/*); heavy is the server's bound on
+	// concurrent searches, for the routes that search.
+	Register(e *echo.Echo, heavy echo.MiddlewareFunc)
 	// Home answers GET / for clients that prefer HTML.
 	Home(c echo.Context) error
 	// RenderError renders an error page for HTML-wanting requests outside
@@ -118,7 +119,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 	s.echo = e
 	s.routes()
 	if s.pages != nil {
-		s.pages.Register(e)
+		s.pages.Register(e, s.heavy.middleware)
 	}
 	return s
 }

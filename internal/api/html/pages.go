@@ -83,9 +83,14 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 }
 
 // Register adds the HTML routes. GET / is the API server's, which calls
-// Home for browsers.
-func (p *Pages) Register(e *echo.Echo) {
-	e.GET("/protocols", p.browse, securityHeaders)
+// Home for browsers. heavy bounds concurrent searches; the browse page takes
+// it so searching through HTML is no way around the API's bound.
+func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
+	browse := []echo.MiddlewareFunc{securityHeaders}
+	if heavy != nil {
+		browse = append(browse, heavy)
+	}
+	e.GET("/protocols", p.browse, browse...)
 	e.GET("/protocols/*", p.protocol, securityHeaders)
 	e.GET("/publish", p.publishForm, securityHeaders)
 	publishMiddleware := []echo.MiddlewareFunc{securityHeaders}
