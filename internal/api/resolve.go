@@ -124,7 +124,7 @@ func (s *Server) appendResolution(buf []byte, hash string, r store.Resolution) [
 	buf = append(buf, `","base64":"`...)
 	buf = base64Append(buf, r.Digest)
 	buf = append(buf, `","sources":[`...)
-	withdrawn := r.Found && r.Entry.Withdrawn()
+	withdrawn := r.Found && r.Withdrawn
 	if r.Found && !withdrawn {
 		buf = append(buf, '"')
 		start := len(buf)
@@ -133,9 +133,9 @@ func (s *Server) appendResolution(buf []byte, hash string, r store.Resolution) [
 		buf = append(buf, '"')
 	}
 	buf = append(buf, ']')
-	if r.Found && r.Entry.Metadata.Title != "" {
+	if r.Found && r.Title != "" {
 		buf = append(buf, `,"title":`...)
-		buf = appendJSONString(buf, r.Entry.Metadata.Title)
+		buf = appendJSONString(buf, r.Title)
 	}
 	if withdrawn {
 		return append(buf, `,"withdrawn":true}`...)

@@ -100,11 +100,15 @@ type TagCount struct {
 	Count int
 }
 
-// Resolution is the answer for one hash of a batch.
+// Resolution is the answer for one hash of a batch. It holds only what a
+// batch resolve reports, so an engine reads three columns per row instead
+// of decoding whole entries (a batch is up to MaxResolve rows); callers
+// that need an entry use Get.
 type Resolution struct {
-	Digest protocol.Digest
-	Found  bool
-	Entry  Entry // without Content; may be withdrawn
+	Digest    protocol.Digest
+	Found     bool
+	Title     string // "" when not found
+	Withdrawn bool   // found, but carries a tombstone
 }
 
 // Stats are counts for the home page and metrics.
@@ -161,7 +165,9 @@ type Documents interface {
 	// A withdrawn entry gives ErrWithdrawn.
 	Content(ctx context.Context, d protocol.Digest) ([]byte, error)
 	// Resolve looks up many digests in one round trip (at most MaxResolve),
-	// answering in the order asked.
+	// answering in the order asked, one answer per digest asked (a
+	// duplicate is answered each time). A withdrawn entry is found, with
+	// Withdrawn set.
 	Resolve(ctx context.Context, ds []protocol.Digest) ([]Resolution, error)
 	// Search lists listed entries by query with keyset pagination: pages
 	// neither skip nor repeat rows while rows are being added.

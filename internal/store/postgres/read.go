@@ -68,39 +68,6 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Resolve answers many digests with one query, in the order asked.
-func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
-	if err := store.CheckResolveSize(len(ds)); err != nil {
-		return nil, err
-	}
-	if len(ds) == 0 {
-		return []store.Resolution{}, nil
-	}
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	keys := make([][]byte, len(ds))
-	for i := range ds {
-		keys[i] = ds[i][:]
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM documents WHERE digest = ANY($1)`, keys)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	found := make(map[protocol.Digest]store.Entry, len(ds))
-	for rows.Next() {
-		e, err := scanEntry(rows, false)
-		if err != nil {
-			rows.Close()
-			return nil, mapErr(err)
-		}
-		found[e.Digest] = e
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	return store.InOrder(ds, found), nil
-}
-
 // Successors lists listed entries that supersede d, oldest first.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
 	ctx, cancel := s.op(ctx)

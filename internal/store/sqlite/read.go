@@ -64,38 +64,6 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Resolve looks up to MaxResolve digests in one query.
-func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
-	if err := store.CheckResolveSize(len(ds)); err != nil {
-		return nil, err
-	}
-	if len(ds) == 0 {
-		return []store.Resolution{}, nil
-	}
-	hexes := make([]string, len(ds))
-	for i, d := range ds {
-		hexes[i] = d.Hex()
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+` FROM documents d
-		WHERE d.hex IN (SELECT value FROM json_each(?))`, jsonText(hexes))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	found := make(map[protocol.Digest]store.Entry, len(ds))
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		found[e.Digest] = e
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	return store.InOrder(ds, found), nil
-}
-
 // Successors lists listed entries that supersede d, oldest first.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
 	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d

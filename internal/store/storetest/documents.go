@@ -333,59 +333,6 @@ func testWithdraw(t *testing.T, open Opener) {
 	wantErr(t, "Withdraw of an unknown digest", s.Withdraw(ctx(t), protocol.Digest{1, 2, 3}, "x"), store.ErrNotFound)
 }
 
-func testResolve(t *testing.T, open Opener) {
-	s := open(t)
-	a := putText(t, s, simpleDoc("Resolve A", "a", nil, "A."))
-	b := putText(t, s, simpleDoc("Resolve B", "b", nil, "B."))
-	noErr(t, "Withdraw", s.Withdraw(ctx(t), b.Digest, "gone"))
-	unknown := protocol.Digest{9, 9, 9}
-
-	ask := []protocol.Digest{unknown, a.Digest, b.Digest, a.Digest, unknown}
-	res, err := s.Resolve(ctx(t), ask)
-	noErr(t, "Resolve", err)
-	if len(res) != len(ask) {
-		t.Fatalf("Resolve returned %d answers for %d digests", len(res), len(ask))
-	}
-	for i, r := range res {
-		if r.Digest != ask[i] {
-			t.Fatalf("answer %d is for %s, want %s (order must be kept)", i, r.Digest, ask[i])
-		}
-		if r.Entry.Content != nil {
-			t.Fatalf("answer %d carries Content", i)
-		}
-	}
-	if res[0].Found || res[4].Found {
-		t.Fatal("an unknown digest was found")
-	}
-	if !res[1].Found || !res[3].Found {
-		t.Fatal("a stored digest was not found")
-	}
-	sameEntry(t, "Resolve", res[1].Entry, a)
-	sameEntry(t, "Resolve duplicate", res[3].Entry, a)
-	if !res[2].Found || !res[2].Entry.Withdrawn() || res[2].Entry.WithdrawReason != "gone" {
-		t.Fatalf("a withdrawn digest must be found with WithdrawnAt set: %+v", res[2])
-	}
-
-	res, err = s.Resolve(ctx(t), nil)
-	noErr(t, "Resolve of nothing", err)
-	if len(res) != 0 {
-		t.Fatalf("Resolve of nothing returned %d answers", len(res))
-	}
-
-	many := make([]protocol.Digest, store.MaxResolve)
-	for i := range many {
-		many[i] = protocol.Digest{byte(i >> 8), byte(i), 0xaa}
-	}
-	many[len(many)-1] = a.Digest
-	res, err = s.Resolve(ctx(t), many)
-	noErr(t, "Resolve of MaxResolve digests", err)
-	if len(res) != store.MaxResolve || !res[len(res)-1].Found || res[0].Found {
-		t.Fatal("Resolve of MaxResolve digests answered wrongly")
-	}
-	_, err = s.Resolve(ctx(t), append(many, a.Digest))
-	wantErr(t, "Resolve of more than MaxResolve digests", err, store.ErrInvalid)
-}
-
 func testSuccessors(t *testing.T, open Opener) {
 	s := open(t)
 	v1 := putText(t, s, simpleDoc("Chain v1", "first", nil, "One."))
