@@ -51,6 +51,31 @@ func normaliseTags(tags []string) ([]string, []Lint) {
 // normaliseTag is the canonical form of one tag, before length limits; ""
 // if nothing meaningful is left.
 func normaliseTag(raw string) string {
+	if isCanonicalASCIITag(raw) {
+		return raw // the usual case: nothing to copy
+	}
+	return normaliseAnyTag(raw)
+}
+
+// isCanonicalASCIITag reports whether raw is a tag normaliseAnyTag returns
+// unchanged, in ASCII: lower-case letters, digits and "_.+", single '-'
+// between them, at least one letter or digit.
+func isCanonicalASCIITag(raw string) bool {
+	meaningful := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			meaningful = true
+		case c == '_' || c == '.' || c == '+':
+		case c == '-' && i > 0 && i < len(raw)-1 && raw[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return meaningful
+}
+
+func normaliseAnyTag(raw string) string {
 	var b strings.Builder
 	hyphen := false // a '-' is pending: written only before the next kept rune
 	meaningful := false

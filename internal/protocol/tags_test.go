@@ -61,3 +61,16 @@ func TestNormaliseTagsIsIdempotent(t *testing.T) {
 		t.Fatalf("NormaliseTags(%q) = %q, but again = %q", in, once, twice)
 	}
 }
+
+// FuzzNormaliseTagShortcut holds the shortcut for tags already in their
+// canonical form to the general normalisation.
+func FuzzNormaliseTagShortcut(f *testing.F) {
+	for _, s := range []string{"weather", "weather-data", "-x", "x-", "a--b", "c++", "._", "_-a", "Weather", "é", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := normaliseTag(s), normaliseAnyTag(s); got != want {
+			t.Fatalf("normaliseTag(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

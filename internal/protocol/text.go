@@ -26,13 +26,45 @@ func CleanDescription(s string) string {
 // put any character in a value ("\0" is a NUL), and these values end up in
 // HTML, JSON and a database that refuses NUL.
 func cleanLine(s string) string {
+	if isPlainASCIILine(s, true) {
+		return s // already clean: skip the copies of cleanAnyLine
+	}
+	return cleanAnyLine(s)
+}
+
+func cleanAnyLine(s string) string {
 	return strings.Join(strings.Fields(dropUnsafe(s, false)), " ")
+}
+
+// isPlainASCIILine reports whether s is printable ASCII without blanks at
+// its ends (and, if singleSpaced, without two blanks in a row): text that
+// cleanLine (singleSpaced) or cleanText would return unchanged.
+func isPlainASCIILine(s string, singleSpaced bool) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || singleSpaced && c == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanText is cleanLine for multi-line text (a description): line breaks
 // are kept ("\r\n" read as "\n"), blanks at line ends and blank lines at the
 // ends are dropped.
 func cleanText(s string) string {
+	if isPlainASCIILine(s, false) {
+		return s // one clean line: skip the copies of cleanAnyText
+	}
+	return cleanAnyText(s)
+}
+
+func cleanAnyText(s string) string {
 	lines := strings.Split(dropUnsafe(s, true), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)

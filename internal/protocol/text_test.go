@@ -31,3 +31,19 @@ func TestCleanTitleAndDescription(t *testing.T) {
 		t.Errorf("CleanDescription of a long text: %d runes", len([]rune(got)))
 	}
 }
+
+// FuzzCleanShortcut holds the shortcut for text that is already clean to
+// the general cleaning.
+func FuzzCleanShortcut(f *testing.F) {
+	for _, s := range []string{"plain", " plain", "plain ", "two  spaces", "tab\there", "é", "a\nb", "\x7f", "", " "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := cleanLine(s), cleanAnyLine(s); got != want {
+			t.Fatalf("cleanLine(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := cleanText(s), cleanAnyText(s); got != want {
+			t.Fatalf("cleanText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
