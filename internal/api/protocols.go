@@ -28,7 +28,7 @@ type publishJSON struct {
 // decodePublish reads a publish body: the raw document (text/markdown,
 // text/plain, or no type) or JSON {"content","tags"}.
 func decodePublish(c echo.Context) (registry.PublishRequest, error) {
-	body, err := readBody(c)
+	body, err := readSizedBody(c)
 	if err != nil {
 		return registry.PublishRequest{}, err
 	}
@@ -74,8 +74,9 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	if res.Created {
 		status = http.StatusCreated
 	}
-	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/protocols/"+res.Entry.Digest.Hex())
-	return writeJSON(c, status, protocolView(s.svc, res.Entry))
+	view := protocolView(s.svc, res.Entry)
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/protocols/"+view.Hex)
+	return writeJSON(c, status, view)
 }
 
 func (s *Server) getProtocol(c echo.Context) error {

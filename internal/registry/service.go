@@ -118,6 +118,9 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 // applyFallbacks fills a title/description the document lacks, dropping
 // the matching lint.
 func applyFallbacks(doc *protocol.Document, title, description string) {
+	if title == "" && description == "" {
+		return // the API's publishes: nothing to clean or fill
+	}
 	fill := func(field *string, value string, limit int, lint string) {
 		if *field != "" || value == "" {
 			return
