@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -27,6 +28,13 @@ type Limits struct {
 	// BatchDocuments and BatchBytes bound one PutMany call.
 	BatchDocuments int
 	BatchBytes     int
+	// Workers is how many documents are read, hashed and parsed at once;
+	// 0 means one per core (GOMAXPROCS).
+	Workers int
+	// Writers is how many PutMany calls may be in flight at once; 0 means
+	// DefaultWriters. More than one helps only a store whose time is spent
+	// outside this process (a database server with cores to spare).
+	Writers int
 }
 
 // Default limits.
@@ -35,6 +43,7 @@ const (
 	DefaultMaxArchiveBytes = 64 << 30
 	DefaultBatchDocuments  = 1000
 	DefaultBatchBytes      = 16 << 20
+	DefaultWriters         = 1
 	// maxPendingRecords bounds records waiting for their document; in a
 	// well-formed archive at most one waits.
 	maxPendingRecords = 1024
@@ -56,6 +65,12 @@ func (l Limits) withDefaults() Limits {
 	if l.BatchBytes <= 0 {
 		l.BatchBytes = DefaultBatchBytes
 	}
+	if l.Workers <= 0 {
+		l.Workers = runtime.GOMAXPROCS(0)
+	}
+	if l.Writers <= 0 {
+		l.Writers = DefaultWriters
+	}
 	return l
 }
 
@@ -63,42 +78,17 @@ func (l Limits) withDefaults() Limits {
 // record of their own (directories of .md files, bare archives).
 const ImportOrigin = "import"
 
-// batcher collects prepared documents and stores them with PutMany.
-type batcher struct {
-	docs  store.Documents
-	lim   Limits
-	rep   *Report
-	batch []queued
-	bytes int
-	// queuedNow catches the same document twice in one batch, which PutMany
-	// need not handle.
-	queuedNow map[protocol.Digest]bool
-}
-
-type queued struct {
-	entry string
-	doc   store.NewDocument
-}
-
-func newBatcher(docs store.Documents, lim Limits, rep *Report) *batcher {
-	return &batcher{docs: docs, lim: lim, rep: rep, queuedNow: map[protocol.Digest]bool{}}
-}
-
-// add validates and queues one document. want, when not nil, is the digest
-// the archive claims for it. rec, when not nil, is its archive record. Only
-// store failures that doom the rest of the import are returned; everything
-// else is a per-entry failure in the report.
-func (b *batcher) add(ctx context.Context, entry string, content []byte, want *protocol.Digest, rec *Record) error {
-	doc, err := protocol.Prepare(content, b.lim.MaxDocumentBytes)
+// prepareDocument validates, hashes and parses one document. want, when not
+// nil, is the digest the archive claims for it; rec, when not nil, is its
+// archive record.
+func prepareDocument(content []byte, want *protocol.Digest, rec *Record, maxBytes int) (store.NewDocument, error) {
+	doc, err := protocol.Prepare(content, maxBytes)
 	if err != nil {
-		b.rep.fail(entry, err)
-		return nil
+		return store.NewDocument{}, err
 	}
-	d := doc.Sums.SHA1
-	if want != nil && *want != d {
-		b.rep.fail(entry, ErrHashMismatch.With(fmt.Sprintf(
-			"the document hashes to %s, not to the %s in its name; refused (tampered or corrupt archive)", d.Hex(), want.Hex())))
-		return nil
+	if d := doc.Sums.SHA1; want != nil && *want != d {
+		return store.NewDocument{}, ErrHashMismatch.With(fmt.Sprintf(
+			"the document hashes to %s, not to the %s in its name; refused (tampered or corrupt archive)", d.Hex(), want.Hex()))
 	}
 	nd := store.NewDocument{Document: doc, Origin: ImportOrigin}
 	if rec != nil {
@@ -109,63 +99,50 @@ func (b *batcher) add(ctx context.Context, entry string, content []byte, want *p
 		nd.WithdrawnAt = rec.WithdrawnAt
 		nd.WithdrawReason = rec.WithdrawReason
 	}
-	if b.queuedNow[d] {
-		b.rep.Existing++
-		return nil
-	}
-	b.queuedNow[d] = true
-	b.batch = append(b.batch, queued{entry: entry, doc: nd})
-	b.bytes += len(content)
-	if len(b.batch) >= b.lim.BatchDocuments || b.bytes >= b.lim.BatchBytes {
-		return b.flush(ctx)
-	}
-	return nil
+	return nd, nil
 }
 
-// flush stores the queued documents in one transaction. If the batch as a
-// whole is refused, each document is retried alone so that one bad document
-// costs only itself.
-func (b *batcher) flush(ctx context.Context) error {
-	if len(b.batch) == 0 {
+// write stores a batch in one transaction, counting the outcome in the
+// batch's report. If the batch as a whole is refused, each document is
+// retried alone so that one bad document costs only itself. Only store
+// failures that doom the rest of the import are returned.
+func (p *pipeline) write(b *batch) error {
+	if len(b.entries) == 0 {
 		return nil
 	}
-	batch := b.batch
-	b.batch, b.bytes = nil, 0
-	clear(b.queuedNow)
-
-	nds := make([]store.NewDocument, len(batch))
-	for i, q := range batch {
-		nds[i] = q.doc
+	nds := make([]store.NewDocument, len(b.entries))
+	for i, e := range b.entries {
+		nds[i] = e.doc
 	}
-	created, err := b.docs.PutMany(ctx, nds)
+	created, err := p.docs.PutMany(p.ctx, nds)
 	if err == nil && len(created) != len(nds) {
 		err = fmt.Errorf("the store answered %d results for %d documents", len(created), len(nds))
 	}
 	if err != nil {
-		if fatal(ctx, err) {
+		if fatal(p.ctx, err) {
 			return err
 		}
-		return b.putOneByOne(ctx, batch)
+		return p.putOneByOne(b)
 	}
-	for i, q := range batch {
-		if err := b.settle(ctx, q, created[i]); err != nil {
+	for i, e := range b.entries {
+		if err := p.settle(b, e, created[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *batcher) putOneByOne(ctx context.Context, batch []queued) error {
-	for _, q := range batch {
-		_, created, err := b.docs.Put(ctx, q.doc)
+func (p *pipeline) putOneByOne(b *batch) error {
+	for _, e := range b.entries {
+		_, created, err := p.docs.Put(p.ctx, e.doc)
 		if err != nil {
-			if fatal(ctx, err) {
+			if fatal(p.ctx, err) {
 				return err
 			}
-			b.rep.fail(q.entry, err)
+			b.rep.fail(e.name, err)
 			continue
 		}
-		if err := b.settle(ctx, q, created); err != nil {
+		if err := p.settle(b, e, created); err != nil {
 			return err
 		}
 	}
@@ -174,8 +151,8 @@ func (b *batcher) putOneByOne(ctx context.Context, batch []queued) error {
 
 // settle counts a stored document and applies an archived tombstone to a
 // document that was already stored but not withdrawn.
-func (b *batcher) settle(ctx context.Context, q queued, created bool) error {
-	withdrawn := q.doc.WithdrawnAt != nil
+func (p *pipeline) settle(b *batch, e *entry, created bool) error {
+	withdrawn := e.doc.WithdrawnAt != nil
 	if created {
 		b.rep.New++
 		if withdrawn {
@@ -187,23 +164,23 @@ func (b *batcher) settle(ctx context.Context, q queued, created bool) error {
 	if !withdrawn {
 		return nil
 	}
-	d := q.doc.Document.Sums.SHA1
-	_, err := b.docs.Get(ctx, d, false)
+	d := e.doc.Document.Sums.SHA1
+	_, err := p.docs.Get(p.ctx, d, false)
 	switch {
 	case errors.Is(err, store.ErrWithdrawn):
 		return nil
 	case err != nil:
-		if fatal(ctx, err) {
+		if fatal(p.ctx, err) {
 			return err
 		}
-		b.rep.fail(q.entry, err)
+		b.rep.fail(e.name, err)
 		return nil
 	}
-	if err := b.docs.Withdraw(ctx, d, q.doc.WithdrawReason); err != nil {
-		if fatal(ctx, err) {
+	if err := p.docs.Withdraw(p.ctx, d, e.doc.WithdrawReason); err != nil {
+		if fatal(p.ctx, err) {
 			return err
 		}
-		b.rep.fail(q.entry, err)
+		b.rep.fail(e.name, err)
 		return nil
 	}
 	b.rep.Withdrawn++

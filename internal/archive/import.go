@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -23,28 +25,27 @@ import (
 // report counts it.
 func ImportArchive(ctx context.Context, docs store.Documents, r io.Reader, lim Limits) (Report, error) {
 	lim = lim.withDefaults()
-	var rep Report
 	stream, err := decompress(r)
 	if err != nil {
-		return rep, err
+		return Report{}, err
 	}
 	budget := &budgetReader{r: stream, left: lim.MaxArchiveBytes}
 	ar := archiveReader{
 		tr:      tar.NewReader(budget),
 		budget:  budget,
 		lim:     lim,
-		rep:     &rep,
-		batch:   newBatcher(docs, lim, &rep),
+		p:       newPipeline(ctx, docs, lim),
 		pending: map[protocol.Digest]*Record{},
 	}
-	readErr := ar.readAll(ctx)
-	if err := ar.batch.flush(ctx); err != nil && readErr == nil {
+	readErr := ar.readAll()
+	rep, err := ar.p.finish()
+	if readErr == nil {
 		readErr = err
 	}
 	if readErr != nil {
 		return rep, readErr
 	}
-	ar.finish()
+	ar.finish(&rep)
 	return rep, nil
 }
 
@@ -93,8 +94,7 @@ type archiveReader struct {
 	tr      *tar.Reader
 	budget  *budgetReader
 	lim     Limits
-	rep     *Report
-	batch   *batcher
+	p       *pipeline                   // where entries go, in order
 	pending map[protocol.Digest]*Record // records waiting for their document
 
 	entries     int
@@ -104,10 +104,10 @@ type archiveReader struct {
 	summaryName string
 }
 
-func (ar *archiveReader) readAll(ctx context.Context) error {
+func (ar *archiveReader) readAll() error {
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ar.p.ctx.Err() != nil {
+			return context.Cause(ar.p.ctx) // cancelled, or the store failed
 		}
 		hdr, err := ar.tr.Next()
 		if err == io.EOF {
@@ -120,7 +120,7 @@ func (ar *archiveReader) readAll(ctx context.Context) error {
 		if ar.entries > ar.lim.MaxEntries {
 			return ErrArchiveTooLarge.With(fmt.Sprintf("the archive has more than %d entries; import stopped", ar.lim.MaxEntries))
 		}
-		if err := ar.entry(ctx, hdr); err != nil {
+		if err := ar.entry(hdr); err != nil {
 			return err
 		}
 	}
@@ -134,7 +134,13 @@ func (ar *archiveReader) streamError(err error) error {
 	return ErrInvalidArchive.With(fmt.Sprintf("the archive is corrupt or cut short after %d entries (%v); the documents before that were imported", ar.entries, err))
 }
 
-func (ar *archiveReader) entry(ctx context.Context, hdr *tar.Header) error {
+// fail refuses an entry. A stopped pipeline drops the failure; readAll
+// notices the stop at the next entry.
+func (ar *archiveReader) fail(name string, err error) {
+	_ = ar.p.fail(name, err)
+}
+
+func (ar *archiveReader) entry(hdr *tar.Header) error {
 	name := hdr.Name
 	kind, d := classify(name)
 	switch {
@@ -143,11 +149,11 @@ func (ar *archiveReader) entry(ctx context.Context, hdr *tar.Header) error {
 	case kind == kindDirectory && hdr.Typeflag == tar.TypeDir:
 		return nil
 	case kind == kindUnknown:
-		ar.rep.fail(name, ErrEntryName.With(fmt.Sprintf(
+		ar.fail(name, ErrEntryName.With(fmt.Sprintf(
 			"unexpected entry name %q: an archive holds manifest.json, summary.json and documents/<40 hex>.md|.json only", name)))
 		return nil
 	case hdr.Typeflag != tar.TypeReg:
-		ar.rep.fail(name, ErrEntryType.With(fmt.Sprintf("entry %q is not a regular file (tar type %q)", name, hdr.Typeflag)))
+		ar.fail(name, ErrEntryType.With(fmt.Sprintf("entry %q is not a regular file (tar type %q)", name, hdr.Typeflag)))
 		return nil
 	}
 
@@ -166,11 +172,11 @@ func (ar *archiveReader) entry(ctx context.Context, hdr *tar.Header) error {
 			return nil
 		}
 		if err := checkRecord(&rec, d); err != nil {
-			ar.rep.fail(name, err)
+			ar.fail(name, err)
 			return nil
 		}
 		if len(ar.pending) >= maxPendingRecords {
-			ar.rep.fail(name, ErrInvalidRecord.With("too many records without their document; each documents/<hex>.json must come just before its .md"))
+			ar.fail(name, ErrInvalidRecord.With("too many records without their document; each documents/<hex>.json must come just before its .md"))
 			return nil
 		}
 		ar.pending[d] = &rec
@@ -182,20 +188,22 @@ func (ar *archiveReader) entry(ctx context.Context, hdr *tar.Header) error {
 	rec := ar.pending[d]
 	delete(ar.pending, d)
 	if hdr.Size > int64(ar.lim.MaxDocumentBytes) {
-		ar.rep.fail(name, protocol.ErrDocumentTooLarge.With(fmt.Sprintf(
+		ar.fail(name, protocol.ErrDocumentTooLarge.With(fmt.Sprintf(
 			"the document is %d bytes; the limit is %d", hdr.Size, ar.lim.MaxDocumentBytes)))
 		return nil
 	}
-	content, err := io.ReadAll(io.LimitReader(ar.tr, int64(ar.lim.MaxDocumentBytes)+1))
-	if err != nil {
+	// The tar reader yields exactly hdr.Size bytes or an error, so one
+	// allocation of that size holds the document.
+	content := make([]byte, hdr.Size)
+	if _, err := io.ReadFull(ar.tr, content); err != nil {
 		return ar.streamError(err)
 	}
-	return ar.batch.add(ctx, name, content, &d, rec)
+	return ar.p.addContent(name, content, &d, rec)
 }
 
 func (ar *archiveReader) readManifest(name string, hdr *tar.Header) error {
 	if ar.entries != 1 {
-		ar.rep.fail(name, ErrEntryName.With("manifest.json must be the first entry; this one is ignored"))
+		ar.fail(name, ErrEntryName.With("manifest.json must be the first entry; this one is ignored"))
 		return nil
 	}
 	var m Manifest
@@ -216,31 +224,32 @@ func (ar *archiveReader) readManifest(name string, hdr *tar.Header) error {
 // when it is too large or malformed.
 func (ar *archiveReader) readJSON(name string, hdr *tar.Header, v any) bool {
 	if hdr.Size > maxRecordBytes {
-		ar.rep.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is %d bytes; JSON entries are at most %d", name, hdr.Size, maxRecordBytes)))
+		ar.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is %d bytes; JSON entries are at most %d", name, hdr.Size, maxRecordBytes)))
 		return false
 	}
 	b, err := io.ReadAll(io.LimitReader(ar.tr, maxRecordBytes+1))
 	if err != nil {
-		ar.rep.fail(name, ErrInvalidRecord.With("unreadable: "+err.Error()))
+		ar.fail(name, ErrInvalidRecord.With("unreadable: "+err.Error()))
 		return false
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		ar.rep.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is not valid JSON of the expected shape: %v", name, err)))
+		ar.fail(name, ErrInvalidRecord.With(fmt.Sprintf("entry %q is not valid JSON of the expected shape: %v", name, err)))
 		return false
 	}
 	return true
 }
 
 // finish reports what a complete read leaves over.
-func (ar *archiveReader) finish() {
-	for d := range ar.pending {
-		ar.rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
+func (ar *archiveReader) finish(rep *Report) {
+	// In digest order, so that the same archive gives the same report.
+	for _, d := range slices.SortedFunc(maps.Keys(ar.pending), func(a, b protocol.Digest) int { return bytes.Compare(a[:], b[:]) }) {
+		rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
 	}
 	switch {
 	case ar.summary != nil && ar.summary.Documents != ar.documents:
-		ar.rep.warn("%s announces %d documents but the archive holds %d: it was edited or assembled from parts",
+		rep.warn("%s announces %d documents but the archive holds %d: it was edited or assembled from parts",
 			ar.summaryName, ar.summary.Documents, ar.documents)
 	case ar.summary == nil && ar.manifest != nil:
-		ar.rep.warn("the archive has no summary.json: it may have been cut short")
+		rep.warn("the archive has no summary.json: it may have been cut short")
 	}
 }

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,18 +19,19 @@ import (
 // links to files are followed, links to directories are not (no loops).
 func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits) (Report, error) {
 	lim = lim.withDefaults()
-	var rep Report
-	b := newBatcher(docs, lim, &rep)
+	p := newPipeline(ctx, docs, lim)
 	files := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, walkErr error) error {
-		if err := ctx.Err(); err != nil {
-			return err
+		if p.ctx.Err() != nil {
+			return context.Cause(p.ctx)
 		}
 		if walkErr != nil {
 			if path == dir {
 				return walkErr
 			}
-			rep.fail(path, walkErr)
+			if err := p.fail(path, walkErr); err != nil {
+				return err
+			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -42,15 +44,11 @@ func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits
 		if files > lim.MaxEntries {
 			return ErrArchiveTooLarge.With(fmt.Sprintf("the directory holds more than %d .md files; import stopped", lim.MaxEntries))
 		}
-		content, err := readDocumentFile(path, lim.MaxDocumentBytes)
-		if err != nil {
-			rep.fail(path, err)
-			return nil
-		}
-		return b.add(ctx, path, content, nil, nil)
+		return p.addFile(path, path)
 	})
-	if ferr := b.flush(ctx); ferr != nil && err == nil {
-		err = ferr
+	rep, perr := p.finish()
+	if err == nil {
+		err = perr
 	}
 	return rep, err
 }
@@ -74,8 +72,11 @@ func readDocumentFile(path string, maxBytes int) ([]byte, error) {
 		return nil, protocol.ErrDocumentTooLarge.With(fmt.Sprintf("the document is %d bytes; the limit is %d", info.Size(), maxBytes))
 	}
 	// The file may grow after Stat; read one byte past the limit so that
-	// Prepare still sees it as too large.
-	return io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
+	// Prepare still sees it as too large. Sized from Stat, the buffer is
+	// allocated once (io.ReadAll grows from 512 bytes, copying each time).
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, int64(maxBytes)+1))
+	return buf.Bytes(), err
 }
 
 // ImportPath imports a directory of .md files or an archive file, whichever

@@ -45,6 +45,18 @@ func (r *Report) fail(entry string, err error) {
 	}
 }
 
+// add counts another report's outcome in this one, its failures after
+// this one's.
+func (r *Report) add(o Report) {
+	r.New += o.New
+	r.Existing += o.Existing
+	r.Withdrawn += o.Withdrawn
+	r.Failed += o.Failed
+	room := max(MaxReportedErrors-len(r.Errors), 0)
+	r.Errors = append(r.Errors, o.Errors[:min(room, len(o.Errors))]...)
+	r.Warnings = append(r.Warnings, o.Warnings...)
+}
+
 func (r *Report) warn(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
