@@ -92,7 +92,7 @@ func TestParallelImportIsDeterministic(t *testing.T) {
 		return rep, st.batches
 	}
 	wantRep, wantBatches := run(1, 1)
-	bad := (500-3+6)/7 // i%7 == 3
+	bad := (500 - 3 + 6) / 7 // i%7 == 3
 	if wantRep.Failed != bad || wantRep.New+wantRep.Existing != 500-bad || len(wantRep.Errors) != bad {
 		t.Fatalf("report %+v", wantRep)
 	}
