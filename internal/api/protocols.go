@@ -76,7 +76,7 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	}
 	view := protocolView(s.svc, res.Entry)
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/protocols/"+view.Hex)
-	return writeJSON(c, status, view)
+	return writeProtocolView(c, status, &view)
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
