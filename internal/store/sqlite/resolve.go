@@ -3,16 +3,16 @@ package sqlite
 import (
 	"context"
 	"encoding/hex"
+	"strings"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// resolveQuery answers a batch by position: json_each gives each asked hex
-// its index in the batch (key), and the join probes the unique hex index
-// once per asked digest, so duplicates are answered each time and no map
-// from digest to answer is needed. Only the three columns a resolution
-// reports are read.
+// resolveQuery answers a batch by probe index: json_each gives each sent
+// hex its index in the array (key), and the join probes the unique hex
+// index once per element, in array order, so duplicates are answered each
+// time. Only the three columns a resolution reports are read.
 const resolveQuery = `SELECT j.key, d.title, d.withdrawn_at IS NOT NULL
 	FROM json_each(?) AS j JOIN documents AS d ON d.hex = j.value`
 
@@ -21,47 +21,52 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 	if err := store.CheckResolveSize(len(ds)); err != nil {
 		return nil, err
 	}
-	out := store.Unresolved(ds)
+	batch := store.NewResolveBatch(ds)
 	if len(ds) == 0 {
-		return out, nil
+		return batch.Answers(), nil
 	}
-	rows, err := s.read.QueryContext(ctx, resolveQuery, hexArray(ds))
+	rows, err := s.read.QueryContext(ctx, resolveQuery, hexArray(batch))
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
 	var (
-		pos       int64
+		probe     int64
 		title     string
 		withdrawn bool
 	)
 	for rows.Next() {
-		if err := rows.Scan(&pos, &title, &withdrawn); err != nil {
+		if err := rows.Scan(&probe, &title, &withdrawn); err != nil {
 			return nil, mapErr(err)
 		}
-		if err := store.MarkFound(out, pos, title, withdrawn); err != nil {
+		if err := batch.Found(probe, title, withdrawn); err != nil {
 			return nil, err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	return out, nil
+	return batch.Answers(), nil
 }
 
-// hexArray is the JSON array of the digests' hex forms, written directly
-// (hex needs no escaping) instead of building a string per digest for
-// json.Marshal. It is bound as text: SQLite would read a blob as JSONB.
-func hexArray(ds []protocol.Digest) string {
-	buf := make([]byte, 0, len(ds)*(2*protocol.DigestSize+3)+1)
-	buf = append(buf, '[')
-	for i, d := range ds {
+// hexArray is the JSON array of the batch's hex digests in probe order,
+// written directly into one string (hex needs no escaping) instead of a
+// string per digest for json.Marshal. It is bound as text: SQLite would
+// read a blob as JSONB.
+func hexArray(b store.ResolveBatch) string {
+	var sb strings.Builder
+	sb.Grow(b.Len()*(2*protocol.DigestSize+3) + 1)
+	var h [2 * protocol.DigestSize]byte
+	sb.WriteByte('[')
+	for i := range b.Len() {
 		if i > 0 {
-			buf = append(buf, ',')
+			sb.WriteByte(',')
 		}
-		buf = append(buf, '"')
-		buf = hex.AppendEncode(buf, d[:])
-		buf = append(buf, '"')
+		hex.Encode(h[:], b.Probe(i)[:])
+		sb.WriteByte('"')
+		sb.Write(h[:])
+		sb.WriteByte('"')
 	}
-	return string(append(buf, ']'))
+	sb.WriteByte(']')
+	return sb.String()
 }
