@@ -39,33 +39,32 @@ func BenchmarkPublishExisting(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = generateDocument(i)
 	}
-	var cpu *cpuClock
-	runPublish(b, h, &cpu, func(i int) []byte { return bodies[i%len(bodies)] }, http.StatusOK)
+	runPublish(b, h, &cpuClock{b: b}, func(i int) []byte { return bodies[i%len(bodies)] }, http.StatusOK)
 }
 
 // BenchmarkPublishNew publishes documents the store lacks (201).
 func BenchmarkPublishNew(b *testing.B) {
 	h, _ := handlerUnderTest(b)
-	var cpu *cpuClock
-	next := newDocuments(b, &cpu)
-	runPublish(b, h, &cpu, func(int) []byte { return next() }, http.StatusCreated)
+	cpu := &cpuClock{b: b}
+	next := newDocuments(b, cpu)
+	runPublish(b, h, cpu, func(int) []byte { return next() }, http.StatusCreated)
 }
 
 // newDocuments returns a source of corpus documents numbered after the
 // seeded ones. b.Loop does not tell N in advance, so they are made in
 // chunks with the clocks stopped.
-func newDocuments(b *testing.B, cpu **cpuClock) func() []byte {
+func newDocuments(b *testing.B, cpu *cpuClock) func() []byte {
 	var chunk [][]byte
 	i := profileDocs
 	return func() []byte {
 		if len(chunk) == 0 {
 			b.StopTimer()
-			(*cpu).pause()
+			cpu.pause()
 			for range 1000 {
 				chunk = append(chunk, generateDocument(i))
 				i++
 			}
-			(*cpu).resume()
+			cpu.resume()
 			b.StartTimer()
 		}
 		d := chunk[0]
@@ -74,9 +73,9 @@ func newDocuments(b *testing.B, cpu **cpuClock) func() []byte {
 	}
 }
 
-func runPublish(b *testing.B, h http.Handler, cpu **cpuClock, body func(i int) []byte, want int) {
+func runPublish(b *testing.B, h http.Handler, cpu *cpuClock, body func(i int) []byte, want int) {
 	b.ReportAllocs()
-	*cpu = startCPUClock(b)
+	cpu.start()
 	for i := 0; b.Loop(); i++ {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/protocols", bytes.NewReader(body(i)))
 		r.Header.Set("Content-Type", "text/markdown; charset=utf-8")
@@ -86,7 +85,7 @@ func runPublish(b *testing.B, h http.Handler, cpu **cpuClock, body func(i int) [
 			b.Fatalf("status %d: %s", w.Code, w.Body.String())
 		}
 	}
-	(*cpu).report()
+	cpu.report()
 }
 
 // BenchmarkPublishNoStore is the registry's own CPU per publish: the same
@@ -97,8 +96,7 @@ func BenchmarkPublishNoStore(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = generateDocument(i)
 	}
-	var cpu *cpuClock
-	runPublish(b, serverOver(nullStore{}), &cpu, func(i int) []byte { return bodies[i%len(bodies)] }, http.StatusCreated)
+	runPublish(b, serverOver(nullStore{}), &cpuClock{b: b}, func(i int) []byte { return bodies[i%len(bodies)] }, http.StatusCreated)
 }
 
 // nullStore answers Put as a store would for a new document and does
@@ -121,16 +119,15 @@ func serverOver(st store.Store) http.Handler {
 // of an already stored, already prepared document.
 func BenchmarkPublishStoreExisting(b *testing.B) {
 	st, docs := preparedStore(b, profileDocs)
-	var cpu *cpuClock
-	benchPut(b, st, &cpu, func(i int) store.NewDocument { return docs[i%len(docs)] })
+	benchPut(b, st, &cpuClock{b: b}, func(i int) store.NewDocument { return docs[i%len(docs)] })
 }
 
 // BenchmarkPublishStoreNew is the store's share of a new publish.
 func BenchmarkPublishStoreNew(b *testing.B) {
 	st, _ := preparedStore(b, profileDocs)
-	var cpu *cpuClock
-	next := newDocuments(b, &cpu)
-	benchPut(b, st, &cpu, func(int) store.NewDocument {
+	cpu := &cpuClock{b: b}
+	next := newDocuments(b, cpu)
+	benchPut(b, st, cpu, func(int) store.NewDocument {
 		body := next()
 		b.StopTimer()
 		cpu.pause()
@@ -166,16 +163,16 @@ func preparedStore(b *testing.B, n int) (store.Store, []store.NewDocument) {
 	return st, docs
 }
 
-func benchPut(b *testing.B, st store.Store, cpu **cpuClock, doc func(i int) store.NewDocument) {
+func benchPut(b *testing.B, st store.Store, cpu *cpuClock, doc func(i int) store.NewDocument) {
 	ctx := context.Background()
 	b.ReportAllocs()
-	*cpu = startCPUClock(b)
+	cpu.start()
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := st.Put(ctx, doc(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	(*cpu).report()
+	cpu.report()
 }
 
 // cpuClock measures the process's CPU time (user + system, every thread)
@@ -186,10 +183,7 @@ type cpuClock struct {
 	resumed time.Duration // process CPU time at the last resume
 }
 
-func startCPUClock(b *testing.B) *cpuClock {
-	return &cpuClock{b: b, resumed: processCPU(b)}
-}
-
+func (c *cpuClock) start()  { c.used, c.resumed = 0, processCPU(c.b) }
 func (c *cpuClock) pause()  { c.used += processCPU(c.b) - c.resumed }
 func (c *cpuClock) resume() { c.resumed = processCPU(c.b) }
 
