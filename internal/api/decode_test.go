@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,5 +46,14 @@ func TestReadSizedBody(t *testing.T) {
 				t.Fatalf("read %d bytes, err %v; want %d bytes", len(got), err, len(c.want))
 			}
 		})
+	}
+}
+
+// The shortcut table says what mime.ParseMediaType says.
+func TestCommonPublishTypes(t *testing.T) {
+	for ct, want := range commonPublishTypes {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != want {
+			t.Errorf("%q: table says %q, mime.ParseMediaType says %q, %v", ct, want, mt, err)
+		}
 	}
 }

@@ -35,10 +35,22 @@ func decodePublish(c echo.Context) (registry.PublishRequest, error) {
 	return parsePublishBody(c.Request().Header.Get(echo.HeaderContentType), body)
 }
 
+// commonPublishTypes are Content-Type values clients send (the registry's
+// own send the first), with the media type mime.ParseMediaType reads from
+// them: the usual publish skips its parameter map and copies.
+var commonPublishTypes = map[string]string{
+	"text/markdown; charset=utf-8":    "text/markdown",
+	"text/markdown":                   "text/markdown",
+	"text/plain; charset=utf-8":       "text/plain",
+	"text/plain":                      "text/plain",
+	"application/json":                "application/json",
+	"application/json; charset=utf-8": "application/json",
+}
+
 // parsePublishBody is the decoder proper (fuzzed).
 func parsePublishBody(contentType string, body []byte) (registry.PublishRequest, error) {
-	mt := ""
-	if contentType != "" {
+	mt, common := commonPublishTypes[contentType]
+	if !common && contentType != "" {
 		var err error
 		if mt, _, err = mime.ParseMediaType(contentType); err != nil {
 			return registry.PublishRequest{}, errUnsupportedMedia
