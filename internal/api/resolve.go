@@ -42,19 +42,22 @@ const resolveFlushBytes = 32 << 10
 var resolveBuffers = sync.Pool{New: func() any { b := make([]byte, 0, resolveFlushBytes+4<<10); return &b }}
 
 // resolve answers a batch in the order asked, streaming the JSON item by
-// item through one pooled buffer: no result slice, no map, no per-item
-// strings beyond what the store returns.
+// item through one pooled buffer (which first serves to read the body): no
+// per-hash strings (readResolveHashes), no map, no per-item strings beyond
+// the titles the store returns.
 func (s *Server) resolve(c echo.Context) error {
-	var req resolveJSON
-	if err := decodeJSON(c, &req); err != nil {
+	bp := resolveBuffers.Get().(*[]byte)
+	defer resolveBuffers.Put(bp)
+	hashes, err := readResolveHashes(c, *bp)
+	if err != nil {
 		return err
 	}
-	if len(req.Hashes) > store.MaxResolve {
+	if len(hashes) > store.MaxResolve {
 		return errTooManyHashes
 	}
-	digests := make([]protocol.Digest, 0, len(req.Hashes))
-	valid := make([]bool, len(req.Hashes))
-	for i, h := range req.Hashes {
+	digests := make([]protocol.Digest, 0, len(hashes))
+	valid := make([]bool, len(hashes))
+	for i, h := range hashes {
 		if d, err := protocol.ParseDigest(h); err == nil {
 			digests = append(digests, d)
 			valid[i] = true
@@ -62,7 +65,6 @@ func (s *Server) resolve(c echo.Context) error {
 	}
 	var res []store.Resolution
 	if len(digests) > 0 {
-		var err error
 		// The store answers in the order asked, so res[j] is digests[j].
 		if res, err = s.svc.Resolve(c.Request().Context(), digests); err != nil {
 			return err
@@ -75,11 +77,9 @@ func (s *Server) resolve(c echo.Context) error {
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	w.WriteHeader(http.StatusOK)
-	bp := resolveBuffers.Get().(*[]byte)
-	defer resolveBuffers.Put(bp)
 	buf := append((*bp)[:0], `{"results":[`...)
 	j := 0
-	for i, h := range req.Hashes {
+	for i, h := range hashes {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
