@@ -49,6 +49,14 @@ func (b *searchSQL) arg(v any) string {
 // tsQueries are the full-text queries of a search, as SQL over parameters:
 // all matches every term (AND), any any of them (OR). Each term goes
 // through plainto_tsquery, so no operator reaches the query parser.
+//
+// Each query is a scalar subquery, computed once per statement. Written
+// inline, plainto_tsquery($n) is folded into a constant only in a plan
+// made for the parameters' values; pgx prepares its statements, and the
+// generic plan PostgreSQL switches to after five runs parses and stems
+// the words again for every row it checks: a two-word search over 3,642
+// candidates cost three times the server CPU (see
+// docs/benchmarks/postgres-search.md).
 func (b *searchSQL) tsQueries(terms []string) (all, any string) {
 	return b.allQuery(terms), b.anyQuery(terms)
 }
@@ -59,12 +67,12 @@ func (b *searchSQL) anyQuery(terms []string) string {
 	for i, t := range terms {
 		parts[i] = "plainto_tsquery(" + textSearchConfig + ", " + b.arg(t) + "::text)"
 	}
-	return "(" + strings.Join(parts, " || ") + ")"
+	return "(SELECT " + strings.Join(parts, " || ") + ")"
 }
 
 // allQuery is tsQueries' all alone.
 func (b *searchSQL) allQuery(terms []string) string {
-	return "plainto_tsquery(" + textSearchConfig + ", " + b.arg(strings.Join(terms, " ")) + "::text)"
+	return "(SELECT plainto_tsquery(" + textSearchConfig + ", " + b.arg(strings.Join(terms, " ")) + "::text))"
 }
 
 // Search lists a page of listed entries.
@@ -116,7 +124,7 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
 		}
 		// One row more than the page tells whether there is a next page.
-		rows, err := listRows(ctx, tx, q.Sort, b, extra, order, q.Limit+1)
+		rows, err := listRows(ctx, tx, q.Sort, b, extra, order, q.Limit+1, false)
 		if err == nil {
 			page = makePage(q, rows)
 		}
@@ -131,10 +139,10 @@ func (b *searchSQL) filterTags(tags []string) {
 	}
 }
 
-// searchRelevance reads the tiers in order, resuming after the cursor: one
-// statement for tiers 3 to 1, whose candidates are the few rows with a query
-// word in head (its GIN index), then, while the page is not full, one for
-// tier 0 in created_at index order.
+// searchRelevance reads the tiers in order, resuming after the cursor:
+// tiers 3 to 1, whose candidates are the rows with a query word in head
+// (searchHeadTiers), then, while the page is not full, tier 0 in
+// created_at index order.
 func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool, curDigest []byte) (store.Page, error) {
 	want := q.Limit + 1
 	curTier := 4
@@ -144,13 +152,16 @@ func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 			return store.Page{}, store.ErrInvalidCursor
 		}
 	}
-	var rows []searchRow
+	var (
+		rows       []searchRow
+		fewMatches bool
+	)
 	if curTier > 0 {
-		got, err := searchHeadTiers(ctx, tx, q, terms, cur, hasCursor, curTier, curDigest, want)
+		got, few, err := searchHeadTiers(ctx, tx, q, terms, cur, hasCursor, curTier, curDigest, want)
 		if err != nil {
 			return store.Page{}, err
 		}
-		rows = got
+		rows, fewMatches = got, few
 	}
 	if len(rows) < want {
 		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
@@ -161,7 +172,7 @@ func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 		if hasCursor && curTier == 0 {
 			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
 		}
-		got, err := listRows(ctx, tx, q.Sort, b, ", 0", newestOrder, want-len(rows))
+		got, err := listRows(ctx, tx, q.Sort, b, ", 0", newestOrder, want-len(rows), fewMatches)
 		if err != nil {
 			return store.Page{}, err
 		}
@@ -185,21 +196,24 @@ const walkWindow = 500
 // conditions the sort index serves it. With them, it first walks the sort
 // index for walkWindow rows (cheap when the words are common); when that
 // does not fill the page, the matches come from the GIN index, sorted.
-func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, extra, order string, want int) ([]searchRow, error) {
+// fewMatches (known to be at most headProbe) skips the walk.
+func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, extra, order string, want int, fewMatches bool) ([]searchRow, error) {
 	where := strings.Join(b.where, " AND ")
 	if len(b.match) == 0 {
 		return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
 			entryColumns, extra, where, order, want), b.args)
 	}
 	match := strings.Join(b.match, " AND ")
-	// The window's LIMIT keeps the match conditions out of the walk, so
-	// they are checked on at most walkWindow rows.
-	rows, err := querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM (
+	if !fewMatches {
+		// The window's LIMIT keeps the match conditions out of the walk,
+		// so they are checked on at most walkWindow rows.
+		rows, err := querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM (
 		SELECT %s, search FROM documents WHERE %s ORDER BY %s LIMIT %d) AS walked
 		WHERE %s ORDER BY %s LIMIT %d`,
-		entryColumns, extra, entryColumns, where, order, walkWindow, match, order, want), b.args)
-	if err != nil || len(rows) == want {
-		return rows, err
+			entryColumns, extra, entryColumns, where, order, walkWindow, match, order, want), b.args)
+		if err != nil || len(rows) == want {
+			return rows, err
+		}
 	}
 	if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
 		return nil, err
@@ -208,35 +222,150 @@ func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, ext
 		entryColumns, extra, where, match, order, want), b.args)
 }
 
-// searchHeadTiers reads tiers 3 to 1 from the cursor on. With one term,
-// a match in head is a match (head's lexemes are in search too), and the
-// candidates are head's GIN matches, checked in the row. With more, the
-// candidates are search's GIN matches of every term: the fence (OFFSET 0)
-// keeps the planner from reading head's matches instead and checking each
-// against its out-of-line lexemes, a decompression per row it does not
-// count.
+// headProbe bounds how many candidates are read and sorted whole: up to
+// this many, sorting them costs less than a walk in newest order that
+// checks out-of-line lexemes, whose decompression the planner does not
+// count; with more, a walk that stops after a page costs less.
+const headProbe = 1000
+
+// tierWindow is how many rows of documents_newest_idx one tier's walk
+// reads. A walk row costs its heap tuple and the tier of its inline head;
+// only rows of the wanted tier have their out-of-line lexemes checked.
+// A tier holding one document in 100 fills a page of 20 within it.
+const tierWindow = 2000
+
+// searchHeadTiers reads tiers 3 to 1 from the cursor on, and reports
+// whether the matches of every term are known to be few (at most
+// headProbe), so that tier 0 may sort them rather than walk.
+//
+// The tiers' candidates are the rows with a query word in head, counted
+// first from head's GIN index (at most headProbe+1 of them):
+//   - none: the head tiers are empty;
+//   - few, or with several terms few matches of every term: they are read
+//     and sorted by tier;
+//   - more (a word common in titles or tags): the cursor's tier is walked
+//     in newest order, which stops after a page. When the walk does not
+//     fill the page (a sparse tier, or the end of one), the page comes
+//     from all the matches, sorted.
 func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool,
+	curTier int, curDigest []byte, want int) (rows []searchRow, fewMatches bool, err error) {
+	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+	b.where = append(b.where, "head @@ "+b.anyQuery(terms))
+	b.filterTags(q.Tags)
+	heads, err := countUpTo(ctx, tx, b, headProbe+1)
+	if err != nil || heads == 0 {
+		return nil, false, err
+	}
+	driver := fromHead
+	if len(terms) > 1 {
+		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+		b.where = append(b.where, "search @@ "+b.allQuery(terms))
+		b.filterTags(q.Tags)
+		matches, err := countUpTo(ctx, tx, b, headProbe+1)
+		if err != nil || matches == 0 {
+			return nil, true, err
+		}
+		if fewMatches = matches <= headProbe; fewMatches || heads > headProbe {
+			driver = fromMatches
+		}
+	}
+	if heads > headProbe && !fewMatches {
+		tier := min(curTier, 3)
+		rows, err := walkTier(ctx, tx, q, terms, tier, hasCursor && tier == curTier, cur, curDigest, want)
+		if err != nil || len(rows) == want {
+			return rows, false, err
+		}
+	}
+	rows, err = sortHeadTiers(ctx, tx, q, terms, driver, cur, hasCursor, curTier, curDigest, want)
+	return rows, fewMatches, err
+}
+
+// countUpTo counts the rows of documents that b's conditions select, up to
+// limit.
+func countUpTo(ctx context.Context, tx pgx.Tx, b *searchSQL, limit int) (int, error) {
+	var n int
+	err := tx.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM documents WHERE %s LIMIT %d) AS probe",
+		strings.Join(b.where, " AND "), limit), b.args...).Scan(&n)
+	return n, err
+}
+
+// walkTier reads up to want rows of one tier in newest order, from the
+// cursor when fromCursor, within tierWindow rows of documents_newest_idx.
+// The window's LIMIT keeps every condition out of the index walk; the CASE
+// checks the out-of-line lexemes (several terms) only on rows of the tier.
+// With one term, a match in head is a match (head's lexemes are in search
+// too).
+func walkTier(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, tier int, fromCursor bool,
+	cur store.Cursor, curDigest []byte, want int) ([]searchRow, error) {
+	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
+	any := b.anyQuery(terms)
+	match := "true"
+	if len(terms) > 1 {
+		match = "search @@ " + b.allQuery(terms)
+	}
+	if fromCursor {
+		b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+	}
+	window := strings.Join(b.where, " AND ")
+	b.where = nil
+	b.filterTags(q.Tags)
+	conds := append(b.where, "CASE WHEN "+fmt.Sprintf(tierExpr, any)+" = "+b.arg(tier)+"::int THEN "+match+" END")
+	return querySearch(ctx, tx, q.Sort, fmt.Sprintf(`SELECT %s, %d AS tier FROM (
+		SELECT %s, head, search FROM documents WHERE %s ORDER BY %s LIMIT %d) AS walked
+		WHERE %s ORDER BY %s LIMIT %d`,
+		entryColumns, tier, entryColumns, window, newestOrder, tierWindow, strings.Join(conds, " AND "), newestOrder, want), b.args)
+}
+
+// candidateDriver says which GIN index reads the head tiers' candidates
+// when they are sorted whole.
+type candidateDriver int
+
+const (
+	// fromHead reads head's matches of any term. With one term, a match in
+	// head is a match (head's lexemes are in search too); with more, each
+	// one after the cursor has its out-of-line lexemes checked.
+	fromHead candidateDriver = iota
+	// fromMatches reads search's matches of every term, each checked
+	// against its inline head (several terms only).
+	fromMatches
+)
+
+// sortHeadTiers reads tiers 3 to 1 from the cursor on by sorting every
+// candidate. Fences (OFFSET 0) keep the planner to the driver's order: it
+// does not count the decompression of the out-of-line lexemes.
+func sortHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, driver candidateDriver, cur store.Cursor, hasCursor bool,
 	curTier int, curDigest []byte, want int) ([]searchRow, error) {
 	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
 	any := b.anyQuery(terms)
 	b.filterTags(q.Tags)
-	candidates := "documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND ")
-	if len(terms) > 1 {
-		candidates = "(SELECT " + entryColumns + ", head FROM documents WHERE " +
+	after := "true"
+	if hasCursor {
+		after = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
+			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+	}
+	tiered := func(from string) string {
+		return "(SELECT " + entryColumns + ", search, " + fmt.Sprintf(tierExpr, any) + " AS tier FROM " + from + " OFFSET 0) AS hits"
+	}
+	var from, where string
+	switch {
+	case len(terms) == 1:
+		from, where = tiered("documents WHERE "+strings.Join(append(b.where, "head @@ "+any), " AND ")), after
+	case driver == fromHead:
+		from = tiered("documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND "))
+		where = "CASE WHEN " + after + " THEN search @@ " + b.allQuery(terms) + " END"
+	default:
+		matches := "(SELECT " + entryColumns + ", head, search FROM documents WHERE " +
 			strings.Join(append(b.where, "search @@ "+b.allQuery(terms)), " AND ") + " OFFSET 0) AS matches WHERE head @@ " + any
+		from, where = tiered(matches), after
+	}
+	if len(terms) > 1 {
 		if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
 			return nil, err
 		}
 		defer tx.Exec(ctx, "SET LOCAL enable_indexscan = on")
 	}
-	outer := "true"
-	if hasCursor {
-		outer = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
-			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
-	}
-	sql := `SELECT * FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(tierExpr, any) + ` AS tier FROM ` + candidates + `) AS hits
-		WHERE ` + outer + fmt.Sprintf(` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT %d`, want)
-	return querySearch(ctx, tx, q.Sort, sql, b.args)
+	return querySearch(ctx, tx, q.Sort, `SELECT `+entryColumns+`, tier FROM `+from+` WHERE `+where+
+		fmt.Sprintf(` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT %d`, want), b.args)
 }
 
 // searchRow is one result and the cursor that points after it.
