@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"runtime/debug"
 
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
@@ -25,9 +24,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)
-	if cfg.MemoryLimit > 0 {
-		debug.SetMemoryLimit(int64(cfg.MemoryLimit))
-	}
+	applyMemoryLimit(&cfg, env.getenv, log)
 	if cfg.PprofAddr != "" {
 		pln, err := api.ListenPprof(cfg.PprofAddr)
 		if err != nil {

@@ -56,8 +56,12 @@ type Serve struct {
 	ShutdownTimeout   time.Duration
 	MaxHeaderBytes    int
 
-	// MemoryLimit is the Go runtime's soft memory limit in bytes; 0 leaves
-	// it to GOMEMLIMIT (unset: none).
+	// MemoryBudget is the resident memory the server aims to stay under;
+	// the Go runtime's soft memory limit is derived from it (GoMemoryLimit).
+	// 0: no budget.
+	MemoryBudget int
+	// MemoryLimit is the Go runtime's soft memory limit in bytes, overriding
+	// the one derived from MemoryBudget; 0: derived.
 	MemoryLimit int
 	// PprofAddr is a loopback address for /debug/pprof; empty: off.
 	PprofAddr string
@@ -75,7 +79,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", value: choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}},
 		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", value: intValue{&c.MaxBodyBytes, 1 << 10, 1 << 30}},
 		{Flag: "max-document-bytes", Env: "REGISTRY_MAX_DOCUMENT_BYTES", Default: "1MiB", Usage: "largest protocol document accepted (413 above)", value: intValue{&c.MaxDocumentBytes, 1, 1 << 28}},
-		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "32MiB", Usage: "memory for the cache of hot raw documents; 0 disables it", value: intValue{&c.CacheBytes, 0, 1<<32 - 1}},
+		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "16MiB", Usage: "document bytes the cache of hot raw documents may hold (allocator rounding and bookkeeping add about 15%), part of --memory-budget; 0 disables it", value: intValue{&c.CacheBytes, 0, 1<<32 - 1}},
 		{Flag: "cache-ttl", Env: "REGISTRY_CACHE_TTL", Default: "1m", Usage: "how long a cached raw document is served before the store is asked again (bounds how long a withdrawal on another replica takes to show)", value: durationValue{&c.CacheTTL}},
 		{Flag: "rate-limit", Env: "REGISTRY_RATE_LIMIT", Default: "100", Usage: "requests per second per client on all routes; 0 disables", value: floatValue{&c.RateLimit}},
 		{Flag: "rate-burst", Env: "REGISTRY_RATE_BURST", Default: "200", Usage: "burst of requests per client above --rate-limit", value: intValue{&c.RateBurst, 1, 1 << 20}},
@@ -90,7 +94,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "idle-timeout", Env: "REGISTRY_IDLE_TIMEOUT", Default: "120s", Usage: "keep-alive idle time", value: durationValue{&c.IdleTimeout}},
 		{Flag: "shutdown-timeout", Env: "REGISTRY_SHUTDOWN_TIMEOUT", Default: "15s", Usage: "time in-flight requests get on SIGINT/SIGTERM", value: durationValue{&c.ShutdownTimeout}},
 		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", value: intValue{&c.MaxHeaderBytes, 1 << 10, 1 << 24}},
-		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), e.g. 96MiB; 0 leaves it to GOMEMLIMIT", value: intValue{&c.MemoryLimit, 0, 1 << 40}},
+		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", value: intValue{&c.MemoryBudget, 0, 1 << 40}},
+		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", value: intValue{&c.MemoryLimit, 0, 1 << 40}},
 		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", value: stringValue{&c.PprofAddr}},
 	}...)
 }
