@@ -158,30 +158,20 @@ func readSimpleFlowSequence(value []byte, node *yaml.Node) bool {
 // it (ShortTag resolves an untagged plain scalar the same way).
 func setScalar(node *yaml.Node, value string) {
 	*node = yaml.Node{Kind: yaml.ScalarNode, Value: value}
-	if mayResolve(value) {
+	if value == "" || mayResolve(value[0]) {
 		node.Tag = node.ShortTag() // of the untagged node: resolves value
 	} else {
 		node.Tag = "!!str"
 	}
 }
 
-// mayResolve reports whether YAML's resolver might read a plain scalar as
-// other than a string. Only these first bytes can start anything else: a
-// sign, digit or '.' (numbers, .inf, .nan), '~' and the first letters of
-// true, false, null (and of yes/no/on/off, which it also looks up), '<'
-// ("<<"). The resolver decides for those, except a digit-led value with
-// two dots (a version, "1.2.3"): no integer or float has two dots, and a
-// timestamp starts "YYYY-". Anything else is "!!str" without a lookup.
-func mayResolve(value string) bool {
-	if value == "" {
-		return true
-	}
-	if strings.IndexByte("+-0123456789.~<yYnNtTfFoO", value[0]) < 0 {
-		return false
-	}
-	dottedVersion := '0' <= value[0] && value[0] <= '9' && strings.Count(value, ".") >= 2 &&
-		!(len(value) > 4 && value[4] == '-')
-	return !dottedVersion
+// mayResolve reports whether YAML's resolver might read a plain scalar
+// starting with c as other than a string: a sign, digit or '.' (numbers,
+// .inf, .nan), '~' and the first letters of true, false, null (and of
+// yes/no/on/off, which it also looks up), '<' ("<<"). The resolver itself
+// decides for these; any other plain scalar is "!!str" without a lookup.
+func mayResolve(c byte) bool {
+	return strings.IndexByte("+-0123456789.~<yYnNtTfFoO", c) >= 0
 }
 
 // isPlainScalar reports whether s (trimmed, non-empty) reads as one plain

@@ -25,8 +25,6 @@ var simpleSeeds = []string{
 	"name:x\n", "name:\tx\n", "name: x\r\n", " name: x\n", "- a\n", "# comment\nname: x\n", "name: 'x'\n", "name: \"x\"\n",
 	"name: &a x\ntitle: *a\n", "name: !!str 1\n", "name: |\n  x\n", "name: >\n  x\n", "name: x\n  y\n", "name: x\ny\n",
 	"true: x\nnull: y\nyes: z\n", "_x: 1\n", "x-y_z9: 1\n", "name: [a, b]\n", "description: a ] b [ c } {\n",
-	"version: 2024-01.02.03\n", "version: 2024-01-02\n", "version: 1.2.3e5\n", "version: 0b1.1.1\n", "version: 1..2\n",
-	"version: 1_000.2.3\n", "version: 1.2\n", "version: 1e5\n", "tags: [1.2.3, 2001-12-14, 0x1f, 0o17]\n",
 	"%YAML 1.2\n", "...\n", "---\n", "<<: {name: x}\n", "name: `x`\n", "name: @x\n", "name: a\tb\n",
 }
 
