@@ -105,13 +105,10 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 }
 
 func (m *Metadata) readFrontMatter(block []byte) []Lint {
-	fm, simple := readSimpleFrontMatter(block)
-	if !simple {
-		var err error
-		if fm, err = parseFrontMatter(block); err != nil {
-			m.FrontMatter = false
-			return []Lint{{LintInvalidFrontMatter, "the front matter is not a valid YAML mapping and was ignored: " + yamlErrorText(err)}}
-		}
+	var fm frontMatter
+	if err := yaml.Unmarshal(block, &fm); err != nil {
+		m.FrontMatter = false
+		return []Lint{{LintInvalidFrontMatter, "the front matter is not a valid YAML mapping and was ignored: " + yamlErrorText(err)}}
 	}
 	var lints []Lint
 	bad := func(field, want string) {
@@ -138,7 +135,7 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	if n := resolveAlias(&fm.Multiround); !n.IsZero() {
 		// Decoding into a bool accepts YAML 1.1 spellings (yes/no/on/off),
 		// which the SDK's PyYAML reads as booleans too.
-		if n.Kind != yaml.ScalarNode || !decodeBool(*n, &m.Multiround) {
+		if n.Kind != yaml.ScalarNode || n.Decode(&m.Multiround) != nil {
 			m.Multiround = false
 			bad("multiround", "true or false")
 		}
@@ -167,24 +164,6 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 		}
 	}
 	return lints
-}
-
-// decodeBool decodes a scalar node as YAML decodes it into a bool. It
-// decodes a copy: the decoder keeps its node, and that would move the
-// caller's whole front matter to the heap.
-func decodeBool(n yaml.Node, b *bool) bool {
-	var v bool
-	err := n.Decode(&v)
-	*b = v
-	return err == nil
-}
-
-// parseFrontMatter reads a block with the YAML parser. (Apart, so only
-// this path pays for the heap copy that decoding into fm needs.)
-func parseFrontMatter(block []byte) (frontMatter, error) {
-	var fm frontMatter
-	err := yaml.Unmarshal(block, &fm)
-	return fm, err
 }
 
 // yamlErrorText is a YAML error fit for a lint: one line, no Go type names.
