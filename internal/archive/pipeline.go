@@ -30,7 +30,10 @@ type pipeline struct {
 	writes  chan *batch // to the writers
 	settled chan *batch // to the merger, batch order
 
-	workers   sync.WaitGroup
+	workers sync.WaitGroup
+	// writing is held shared by each write and exclusively by a retry
+	// (writeBatch).
+	writing   sync.RWMutex
 	collected chan struct{} // closed when the collector has finished
 	merged    chan struct{} // closed when the merger has finished
 
@@ -231,12 +234,32 @@ func (p *pipeline) send(b *batch) {
 func (p *pipeline) writeBatches() {
 	for b := range p.writes {
 		if p.ctx.Err() == nil {
-			if err := p.write(b); err != nil {
+			if err := p.writeBatch(b); err != nil {
 				p.stop(err)
 			}
 		}
 		close(b.done)
 	}
+}
+
+// writeBatch writes a batch beside the other writers. With more than one
+// writer, a failure that would stop the import may only be a lost race: a
+// document in two batches in flight makes each transaction wait for the
+// other's row, and PostgreSQL aborts one as a deadlock. The batch is then
+// written again alone, the other writers held back, before its failure
+// counts.
+func (p *pipeline) writeBatch(b *batch) error {
+	before := b.rep // the collector's part; write adds the store's
+	p.writing.RLock()
+	err := p.write(b)
+	p.writing.RUnlock()
+	if err == nil || p.lim.Writers == 1 || p.ctx.Err() != nil {
+		return err
+	}
+	p.writing.Lock()
+	defer p.writing.Unlock()
+	b.rep = before
+	return p.write(b)
 }
 
 // merge adds each batch's report to the import's, in batch order. A batch

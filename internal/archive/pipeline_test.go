@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/archive"
@@ -155,5 +156,53 @@ func TestCancelledImportStops(t *testing.T) {
 	_, err := archive.ImportDir(ctx, newRecordingStore(), dir, archive.Limits{BatchDocuments: 10})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// racingStore aborts the second of two overlapping PutMany calls, the way
+// PostgreSQL aborts one of two transactions that wait on each other's rows.
+type racingStore struct {
+	nopStore
+	inFlight atomic.Int32
+	aborted  atomic.Int32
+	second   chan struct{} // closed when a call found another in flight
+	once     sync.Once
+}
+
+var errDeadlock = apperr.New(apperr.Unavailable, "unavailable", "deadlock detected")
+
+func (s *racingStore) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, error) {
+	if s.inFlight.Add(1) > 1 {
+		s.inFlight.Add(-1)
+		s.aborted.Add(1)
+		s.once.Do(func() { close(s.second) })
+		return nil, errDeadlock
+	}
+	defer s.inFlight.Add(-1)
+	select { // the first call waits for a second to race it
+	case <-s.second:
+	case <-time.After(2 * time.Second):
+	}
+	return s.nopStore.PutMany(ctx, docs)
+}
+
+// A batch that loses a race with a concurrent batch is written again alone:
+// nothing is lost and the import does not stop.
+func TestBatchLosingARaceIsWrittenAgainAlone(t *testing.T) {
+	dir := mixedDir(t, 200)
+	want, err := archive.ImportDir(context.Background(), newRecordingStore(), dir, archive.Limits{BatchDocuments: 10, Workers: 1, Writers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &racingStore{nopStore: nopStore{seen: map[protocol.Digest]bool{}}, second: make(chan struct{})}
+	rep, err := archive.ImportDir(context.Background(), st, dir, archive.Limits{BatchDocuments: 10, Writers: 2})
+	if err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	if st.aborted.Load() == 0 {
+		t.Fatal("no batch lost a race: the test did not test anything")
+	}
+	if !reflect.DeepEqual(rep, want) {
+		t.Fatalf("report %+v, want %+v", rep, want)
 	}
 }
