@@ -73,11 +73,12 @@ const insertColumns = `digest, sha256, content, size, title, description, multir
 	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason,
 	head, search`
 
-// insertParams are the VALUES of insertColumns from insertValues; a zero
-// creation time is now. $19 is the description and tags as one text, $20
-// the indexed body.
+// insertParams are the values of insertColumns from insertValues, selected
+// from a subquery h that holds the head vector (headVector of $5 and $19);
+// a zero creation time is now. $19 is the description and tags as one
+// text, $20 the body's distinct words.
 var insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18,
-	` + headVector("$5", "$19") + `, ` + headVector("$5", "$19") + ` || ` + bodyVector("$20")
+	h.head, ` + searchVector("h.head", "$20")
 
 func insertValues(nd store.NewDocument) ([]any, error) {
 	d := nd.Document
@@ -112,7 +113,7 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
 		tags, m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
 		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
-		metaText(m.Description, tags), bodyText(d.Content),
+		metaText(m.Description, tags), distinctWords(bodyText(d.Content)),
 	}, nil
 }
 
@@ -127,25 +128,4 @@ func nonNil(xs []string) []string {
 		return []string{}
 	}
 	return xs
-}
-
-// entryFromInsert is the entry a successful insert stored, without reading
-// it back.
-func entryFromInsert(nd store.NewDocument, created time.Time, withdrawn *time.Time) store.Entry {
-	d := nd.Document
-	m := d.Metadata
-	m.Tags = mergeTags(m.Tags, nd.ExtraTags)
-	m.Authors = nonNil(m.Authors)
-	return store.Entry{
-		Digest:    d.Sums.SHA1,
-		SHA256:    d.Sums.SHA256,
-		Size:      len(d.Content),
-		Metadata:  m,
-		Lints:     d.Lints,
-		CreatedAt: created.UTC(),
-		Origin:    nd.Origin,
-		// The stored values, so the entry equals a later Get.
-		WithdrawnAt:    asUTC(withdrawn),
-		WithdrawReason: nd.WithdrawReason,
-	}
 }

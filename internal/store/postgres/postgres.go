@@ -28,6 +28,7 @@ type Store struct {
 	opTimeout      time.Duration
 	analyze        analyzer
 	analyzeRunning sync.Mutex
+	folder         countFolder
 }
 
 var _ store.Store = (*Store)(nil)
@@ -104,6 +105,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.loadRowEstimate(ctx)
+	s.foldCounts(ctx) // what earlier processes left unfolded
 	return s, nil
 }
 

@@ -12,9 +12,6 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// MaxTagsLimit caps how many tags one Tags call returns.
-const MaxTagsLimit = 1000
-
 // eachChunk is how many rows Each reads per query: export streams the
 // whole store without one long-running query or unbounded memory.
 const eachChunk = 200
@@ -93,48 +90,13 @@ func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]st
 	return out, mapErr(rows.Err())
 }
 
-// Tags counts listed entries per tag, most used first, ties by name.
-func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
-	if limit <= 0 {
-		return nil, store.ErrInvalid.With("the tag limit must be positive")
-	}
-	limit = min(limit, MaxTagsLimit)
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT tag, count(*) FROM documents, unnest(tags) AS tag
-		WHERE withdrawn_at IS NULL GROUP BY tag ORDER BY count(*) DESC, tag LIMIT $1`, limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	out := []store.TagCount{}
-	var tc store.TagCount
-	_, err = pgx.ForEachRow(rows, []any{&tc.Tag, &tc.Count}, func() error {
-		out = append(out, tc)
-		return nil
-	})
-	return out, mapErr(err)
-}
-
-// Stats counts listed and withdrawn entries and distinct listed tags.
-func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	var st store.Stats
-	err := s.pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM documents WHERE withdrawn_at IS NULL),
-		(SELECT count(*) FROM documents WHERE withdrawn_at IS NOT NULL),
-		(SELECT count(DISTINCT tag) FROM documents, unnest(tags) AS tag WHERE withdrawn_at IS NULL)`).
-		Scan(&st.Documents, &st.Withdrawn, &st.Tags)
-	return st, mapErr(err)
-}
-
-// Each visits every entry with content in creation order (insertion order
-// among equal times), a chunk per query, so fn may take its time without
-// holding a query open.
+// Each visits every entry with content in creation order (digest order
+// among equal times, as on SQLite, so documents_newest_idx serves it), a
+// chunk per query, so fn may take its time without holding a query open.
 func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
-	var after *eachKey // nil: from the start
+	var after *store.Entry // nil: from the start
 	for {
-		chunk, last, err := s.eachChunk(ctx, after)
+		chunk, err := s.eachChunk(ctx, after)
 		if err != nil {
 			return err
 		}
@@ -146,20 +108,15 @@ func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
 		if len(chunk) < eachChunk {
 			return nil
 		}
-		after = &last
+		after = &chunk[len(chunk)-1]
 	}
 }
 
-// eachKey is Each's position: the last row's (created_at, seq).
-type eachKey struct {
-	created time.Time
-	seq     int64
-}
-
-func (s *Store) eachChunk(ctx context.Context, after *eachKey) ([]store.Entry, eachKey, error) {
+// eachChunk reads the chunk after the entry after (nil: the first chunk).
+func (s *Store) eachChunk(ctx context.Context, after *store.Entry) ([]store.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	const sql = `SELECT ` + entryColumns + contentColumn + `, seq FROM documents %s ORDER BY created_at, seq LIMIT $1`
+	const sql = `SELECT ` + entryColumns + contentColumn + ` FROM documents %s ORDER BY created_at, digest LIMIT $1`
 	var (
 		rows pgx.Rows
 		err  error
@@ -167,23 +124,21 @@ func (s *Store) eachChunk(ctx context.Context, after *eachKey) ([]store.Entry, e
 	if after == nil {
 		rows, err = s.pool.Query(ctx, fmt.Sprintf(sql, ""), eachChunk)
 	} else {
-		rows, err = s.pool.Query(ctx, fmt.Sprintf(sql, "WHERE (created_at, seq) > ($2, $3)"), eachChunk, after.created, after.seq)
+		rows, err = s.pool.Query(ctx, fmt.Sprintf(sql, "WHERE (created_at, digest) > ($2, $3)"), eachChunk, after.CreatedAt, after.Digest[:])
 	}
 	if err != nil {
-		return nil, eachKey{}, mapErr(err)
+		return nil, mapErr(err)
 	}
 	defer rows.Close()
 	var out []store.Entry
-	var last eachKey
 	for rows.Next() {
-		e, err := scanEntry(rows, true, &last.seq)
+		e, err := scanEntry(rows, true)
 		if err != nil {
-			return nil, eachKey{}, mapErr(err)
+			return nil, mapErr(err)
 		}
-		last.created = e.CreatedAt
 		out = append(out, e)
 	}
-	return out, last, mapErr(rows.Err())
+	return out, mapErr(rows.Err())
 }
 
 // asUTC is t in UTC, or nil.

@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// MaxTagsLimit caps how many tags one Tags call returns.
+const MaxTagsLimit = 1000
+
+// The counts come from document_counts (migration 000002): triggers append
+// a row of changes per write statement, and the rows are folded into one
+// every foldEvery writes of this process, so Stats and Tags read at most a
+// few thousand small rows (fewer with fewer writer processes), never the
+// documents.
+
+// foldEvery is how many write statements of this process may add rows to
+// document_counts before it folds them.
+const foldEvery = 1000
+
+// countFolder folds document_counts every foldEvery writes.
+type countFolder struct {
+	writes  atomic.Int64
+	running atomic.Bool
+}
+
+// wrote records a write statement (its transaction committed) and folds
+// when due. Best effort: a failure leaves the rows for the next fold.
+func (s *Store) wrote(ctx context.Context) {
+	if s.folder.writes.Add(1)%foldEvery != 0 || !s.folder.running.CompareAndSwap(false, true) {
+		return
+	}
+	defer s.folder.running.Store(false)
+	s.foldCounts(ctx)
+}
+
+// foldCounts sums document_counts into one row.
+func (s *Store) foldCounts(ctx context.Context) {
+	_, _ = s.pool.Exec(ctx, "SELECT fold_document_counts()")
+}
+
+// Tags counts listed entries per tag, most used first, ties by name.
+func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
+	if limit <= 0 {
+		return nil, store.ErrInvalid.With("the tag limit must be positive")
+	}
+	limit = min(limit, MaxTagsLimit)
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT tag, sum(n)::bigint
+		FROM document_counts, unnest(tags, tag_deltas) AS t (tag, n)
+		GROUP BY tag HAVING sum(n) > 0 ORDER BY sum(n) DESC, tag LIMIT $1`, limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := []store.TagCount{}
+	var tc store.TagCount
+	_, err = pgx.ForEachRow(rows, []any{&tc.Tag, &tc.Count}, func() error {
+		out = append(out, tc)
+		return nil
+	})
+	return out, mapErr(err)
+}
+
+// Stats counts listed and withdrawn entries and distinct listed tags.
+func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var st store.Stats
+	err := s.pool.QueryRow(ctx, `SELECT
+		(SELECT coalesce(sum(listed), 0)::bigint FROM document_counts),
+		(SELECT coalesce(sum(withdrawn), 0)::bigint FROM document_counts),
+		(SELECT count(*) FROM (SELECT FROM document_counts, unnest(tags, tag_deltas) AS t (tag, n)
+			GROUP BY tag HAVING sum(n) > 0) AS listed_tags)`).
+		Scan(&st.Documents, &st.Withdrawn, &st.Tags)
+	return st, mapErr(err)
+}
