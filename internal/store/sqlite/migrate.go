@@ -29,7 +29,7 @@ func NewMigrator(path string) (*migrate.Migrate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reading embedded migrations: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn(path, false))
+	db, err := sql.Open("sqlite", dsn(path, false, defaultTuning()))
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -26,15 +25,15 @@ const busyTimeoutMillis = 10000
 // pages) and the full-text index writes large segments.
 const pageSize = 8192
 
-// writeCacheKiB is the page cache of the write connection.
-const writeCacheKiB = 32 * 1024
-
 // Store is the SQLite engine. All writes go through one connection, so
 // writers queue in Go instead of failing with SQLITE_BUSY; reads use a pool
 // that WAL lets run beside the writer.
 type Store struct {
 	write *sql.DB
 	read  *sql.DB
+	// writeCacheKiB and bulkCacheKiB are the write connection's page
+	// cache share between and during bulk writes.
+	writeCacheKiB, bulkCacheKiB int
 	// writeMu serialises write transactions; the single write connection
 	// would too, but holding the mutex makes "read max created_at, insert"
 	// one step even across PutMany batches.
@@ -47,16 +46,18 @@ var _ store.Store = (*Store)(nil)
 // durable across power loss before Put returns; NORMAL in WAL mode only
 // survives process crashes, not power loss, so it is not enough for an
 // acknowledged publish.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, tn tuning) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis))
 	q.Add("_pragma", "foreign_keys(1)")
+	if tn.mmapKiB > 0 {
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", tn.mmapKiB*1024))
+	}
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", tn.readCacheKiB))
 	} else {
-		// Big transactions (PutMany, FTS merges) spill less with a larger
-		// cache; it is only allocated as it fills.
-		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writeCacheKiB))
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", tn.writeCacheKiB))
 		// Statement journals stay in memory instead of temporary files.
 		q.Add("_pragma", "temp_store(memory)")
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -82,6 +83,10 @@ func checkPath(path string) error {
 // pending migrations. A database left dirty by a failed migration is
 // refused.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, defaultTuning())
+}
+
+func open(ctx context.Context, path string, tn tuning) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
@@ -91,7 +96,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := Migrate(ctx, path, "up"); err != nil {
 		return nil, err
 	}
-	write, err := sql.Open("sqlite", dsn(path, false))
+	write, err := sql.Open("sqlite", dsn(path, false, tn))
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -100,17 +105,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read, err := sql.Open("sqlite", dsn(path, true))
+	read, err := sql.Open("sqlite", dsn(path, true, tn))
 	if err != nil {
 		write.Close()
 		return nil, mapErr(err)
 	}
-	readers := max(4, 2*runtime.GOMAXPROCS(0))
-	read.SetMaxOpenConns(readers)
-	read.SetMaxIdleConns(readers)
+	read.SetMaxOpenConns(tn.readers)
+	read.SetMaxIdleConns(tn.readers)
 	read.SetConnMaxIdleTime(0)
 
-	s := &Store{write: write, read: read}
+	s := &Store{write: write, read: read, writeCacheKiB: tn.writeCacheKiB, bulkCacheKiB: tn.bulkCacheKiB}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err
