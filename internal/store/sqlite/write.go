@@ -39,6 +39,12 @@ type inserter struct {
 	// interleaved with other inserts makes one tiny segment per document
 	// (and endless merging); written together they make one.
 	pending []ftsRow
+	// pendingTags are (tag, document id) rows written by flush in one
+	// statement: each statement that inserts a tag runs a trigger and a
+	// foreign-key check, so SQLite journals every page it first touches
+	// (to undo the statement alone); once per batch instead of once per
+	// tag.
+	pendingTags []any
 }
 
 type ftsRow struct {
@@ -46,8 +52,14 @@ type ftsRow struct {
 	title, description, tags, body string
 }
 
-// flush writes the pending full-text rows; call it before commit.
+// flush writes the pending tag and full-text rows; call it before commit.
 func (in *inserter) flush(ctx context.Context) error {
+	if len(in.pendingTags) > 0 {
+		if _, err := in.tag.ExecContext(ctx, jsonText(in.pendingTags)); err != nil {
+			return err
+		}
+		in.pendingTags = in.pendingTags[:0]
+	}
 	for _, r := range in.pending {
 		if _, err := in.fts.ExecContext(ctx, r.id, r.title, r.description, r.tags, r.body); err != nil {
 			return err
@@ -71,12 +83,17 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 		st, err = tx.PrepareContext(ctx, query)
 		return st
 	}
-	in.doc = prepare(`INSERT INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
+	// OR FAIL: any error rolls the whole transaction back (inWriteTx), so
+	// no statement needs undoing alone, and without ABORT's statement
+	// rollback SQLite keeps no statement journal for these inserts (a copy
+	// of every page a statement first touches; statement journals were
+	// 3-5% of PutMany's CPU, docs/benchmarks/import-throughput.md).
+	in.doc = prepare(`INSERT OR FAIL INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
 		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (hex) DO NOTHING RETURNING id`)
-	in.content = prepare(`INSERT INTO contents (id, content) VALUES (?, ?)`)
-	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) VALUES (?, ?)`)
+		ON CONFLICT (hex) DO NOTHING`)
+	in.content = prepare(`INSERT OR FAIL INTO contents (id, content) VALUES (?, ?)`)
+	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
 	in.fts = prepare(`INSERT INTO documents_fts (rowid, title, description, tags, body) VALUES (?, ?, ?, ?, ?)`)
 	return in, err
 }
@@ -128,13 +145,17 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	if lints == nil {
 		lints = []protocol.Lint{}
 	}
-	var id int64
-	err = in.doc.QueryRowContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
+	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
 		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
-		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil // stored already: the stored row wins
+		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason)
+	if err != nil {
+		return false, err
 	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err // n == 0: stored already, the stored row wins
+	}
+	// The row id of this insert (a trigger's inserts do not change it).
+	id, err := res.LastInsertId()
 	if err != nil {
 		return false, err
 	}
@@ -145,9 +166,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 		return true, nil // a tombstone is neither tagged nor searchable
 	}
 	for _, t := range tags {
-		if _, err := in.tag.ExecContext(ctx, t, id); err != nil {
-			return false, err
-		}
+		in.pendingTags = append(in.pendingTags, [2]any{t, id})
 	}
 	body := d.Content
 	if _, rest, ok := protocol.SplitFrontMatter(d.Content); ok {
