@@ -29,7 +29,15 @@ const nameKey = `(lower(title) COLLATE "C")`
 //	0  in the body only
 //
 // Within a tier the order is newest first, then digest descending.
-const tierExpr = `(ts_filter(head, '{a}') @@ %[1]s)::int * 2 + (ts_filter(head, '{b}') @@ %[1]s)::int`
+const tierExpr = `(` + titleLexemes + ` @@ %[1]s)::int * 2 + (` + metaLexemes + ` @@ %[1]s)::int`
+
+// titleLexemes and metaLexemes are head's A (title) and B (description
+// and tags) parts, spelled exactly as in their indexes
+// (documents_title_lexemes_idx, documents_meta_lexemes_idx).
+const (
+	titleLexemes = `ts_filter(head, '{a}')`
+	metaLexemes  = `ts_filter(head, '{b}')`
+)
 
 // searchSQL assembles one parameterised search statement. User text only
 // ever reaches the database as parameters (the words of store.Terms); the
@@ -215,7 +223,7 @@ func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, ext
 			return rows, err
 		}
 	}
-	if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
+	if err := indexScans(ctx, tx, false); err != nil {
 		return nil, err
 	}
 	return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s AND %s ORDER BY %s LIMIT %d`,
@@ -244,9 +252,11 @@ const tierWindow = 2000
 //   - few, or with several terms few matches of every term: they are read
 //     and sorted by tier;
 //   - more (a word common in titles or tags): the cursor's tier is walked
-//     in newest order, which stops after a page. When the walk does not
-//     fill the page (a sparse tier, or the end of one), the page comes
-//     from all the matches, sorted.
+//     in newest order, which stops after a page (when the walk finds
+//     nothing and the tier cannot hold a row, the first tier below that
+//     can is walked instead). When the walk does not fill the page (a
+//     sparse tier, or the end of one), the page comes from all the
+//     matches, sorted.
 func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool,
 	curTier int, curDigest []byte, want int) (rows []searchRow, fewMatches bool, err error) {
 	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
@@ -275,9 +285,50 @@ func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 		if err != nil || len(rows) == want {
 			return rows, false, err
 		}
+		if len(rows) == 0 {
+			// An empty walk may be an impossible tier: walk the first
+			// possible one instead.
+			next, err := firstTier(ctx, tx, terms, tier)
+			if err != nil || next == 0 {
+				return nil, false, err
+			}
+			if next < tier {
+				rows, err := walkTier(ctx, tx, q, terms, next, hasCursor && next == curTier, cur, curDigest, want)
+				if err != nil || len(rows) == want {
+					return rows, false, err
+				}
+			}
+		}
 	}
 	rows, err = sortHeadTiers(ctx, tx, q, terms, driver, cur, hasCursor, curTier, curDigest, want)
 	return rows, fewMatches, err
+}
+
+// firstTier is the highest tier, from tier down, that may hold a row: a
+// row is in tier 3 or 2 only with a query word in its title, and in tier 3
+// or 1 only with one in its description or tags. The title's and the
+// description's and tags' lexemes each have a GIN index (migration 3), so
+// a word that is common in tags but in no title ("json"), or in every
+// title but no description ("protocol"), skips the tiers it cannot be in
+// instead of walking them in vain. 0: none.
+func firstTier(ctx context.Context, tx pgx.Tx, terms []string, tier int) (int, error) {
+	// A plain index scan of another index finds a first row soonest by the
+	// planner's guess, and reads every row when no row matches.
+	if err := indexScans(ctx, tx, false); err != nil {
+		return 0, err
+	}
+	defer indexScans(ctx, tx, true)
+	b := &searchSQL{}
+	any := b.anyQuery(terms)
+	var inTitle, inMeta bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM documents WHERE `+titleLexemes+` @@ `+any+`),
+		EXISTS (SELECT 1 FROM documents WHERE `+metaLexemes+` @@ `+any+`)`, b.args...).Scan(&inTitle, &inMeta)
+	for ; tier > 0; tier-- {
+		if (tier&2 == 0 || inTitle) && (tier&1 == 0 || inMeta) {
+			break
+		}
+	}
+	return tier, err
 }
 
 // countUpTo counts the rows of documents that b's conditions select, up to
@@ -359,13 +410,25 @@ func sortHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string
 		from, where = tiered(matches), after
 	}
 	if len(terms) > 1 {
-		if _, err := tx.Exec(ctx, "SET LOCAL enable_indexscan = off"); err != nil {
+		if err := indexScans(ctx, tx, false); err != nil {
 			return nil, err
 		}
-		defer tx.Exec(ctx, "SET LOCAL enable_indexscan = on")
+		defer indexScans(ctx, tx, true)
 	}
 	return querySearch(ctx, tx, q.Sort, `SELECT `+entryColumns+`, tier FROM `+from+` WHERE `+where+
 		fmt.Sprintf(` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT %d`, want), b.args)
+}
+
+// indexScans allows or forbids plain index scans for the rest of the
+// transaction, so that a statement reads its GIN index (bitmap scans only)
+// rather than walk a sort index and check each row.
+func indexScans(ctx context.Context, tx pgx.Tx, on bool) error {
+	sql := "SET LOCAL enable_indexscan = off"
+	if on {
+		sql = "SET LOCAL enable_indexscan = on"
+	}
+	_, err := tx.Exec(ctx, sql)
+	return err
 }
 
 // searchRow is one result and the cursor that points after it.
