@@ -7,10 +7,11 @@ const (
 	// read-only data: 17–19 MiB resident measured on a serving registry)
 	// and the runtime overshooting its soft limit between collections.
 	codeReserve = 24 << 20
-	// sqliteReserve covers the embedded SQLite's page caches, which its C
-	// runtime allocates outside the Go heap (a few MiB while serving; see
-	// internal/store/sqlite/memory.go).
-	sqliteReserve = 8 << 20
+	// sqliteReserve covers the embedded SQLite's C heap, outside the Go
+	// runtime: its page caches (6 MiB of pages in 16 KiB slots while
+	// serving) and temporary structures, ~20 MiB resident at 100,000
+	// documents under load (docs/benchmarks/sqlite-memory.md).
+	sqliteReserve = 24 << 20
 )
 
 // MemoryLimitSource says where the soft memory limit came from.

@@ -18,7 +18,7 @@ func TestGoMemoryLimitPrecedence(t *testing.T) {
 		from  MemoryLimitSource
 	}{
 		{"default budget, PostgreSQL", []string{"--database-url", "postgres://db/registry"}, noEnv, 72 << 20, LimitFromBudget},
-		{"default budget, SQLite keeps room for its page caches", nil, noEnv, 64 << 20, LimitFromBudget},
+		{"default budget, SQLite keeps room for its C heap", nil, noEnv, 48 << 20, LimitFromBudget},
 		{"a small budget still leaves the runtime half", []string{"--memory-budget", "40MiB"}, noEnv, 20 << 20, LimitFromBudget},
 		{"the flag beats the budget", []string{"--memory-limit", "50MiB"}, noEnv, 50 << 20, LimitFromFlag},
 		{"the flag beats GOMEMLIMIT", []string{"--memory-limit", "50MiB"}, withEnv, 50 << 20, LimitFromFlag},
