@@ -52,7 +52,7 @@ func TestReadProfile(t *testing.T) {
 	variants := []struct{ name, create, sql string }{
 		{"select 1 (round trip)", "", `SELECT $1::bytea IS NULL`},
 		{"documents, no content (withdrawn_at only)", "", `SELECT withdrawn_at IS NOT NULL FROM documents WHERE digest = $1`},
-		{"documents (as today: pglz, out of line)", "", `SELECT content, withdrawn_at IS NOT NULL FROM documents WHERE digest = $1`},
+		{"documents (content as the store keeps it)", "", `SELECT content, withdrawn_at IS NOT NULL FROM documents WHERE digest = $1`},
 		{"out of line, pglz", `WITH (toast_tuple_target = 128)`, ""},
 		{"out of line, lz4", `WITH (toast_tuple_target = 128); ALTER TABLE %[1]s ALTER content SET COMPRESSION lz4`, ""},
 		{"out of line, uncompressed", `WITH (toast_tuple_target = 128); ALTER TABLE %[1]s ALTER content SET STORAGE EXTERNAL`, ""},

@@ -66,25 +66,37 @@ func distinctWords(body string) string {
 	if strings.IndexByte(body, '<') >= 0 {
 		return body
 	}
-	seen := make(map[string]struct{}, 256)
-	var b strings.Builder
-	b.Grow(len(body) / 2)
-	for word := range strings.FieldsFuncSeq(body, isASCIISpace) {
-		if _, dup := seen[word]; dup {
+	seen := wordSets.Get().(*wordSet)
+	defer wordSets.Put(seen)
+	seen.reset(len(body) / 4)
+	out := make([]byte, 0, len(body)/2)
+	// Bytes, not runes: no byte of a multi-byte UTF-8 character is ASCII.
+	for i := 0; i < len(body); {
+		for i < len(body) && isASCIISpace(body[i]) {
+			i++
+		}
+		start := i
+		for i < len(body) && !isASCIISpace(body[i]) {
+			i++
+		}
+		if start == i {
+			break
+		}
+		word := body[start:i]
+		if !seen.add(word) {
 			continue
 		}
-		seen[word] = struct{}{}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if len(out) > 0 {
+			out = append(out, ' ')
 		}
-		b.WriteString(word)
+		out = append(out, word...)
 	}
-	return b.String()
+	return string(out)
 }
 
 // isASCIISpace is the whitespace PostgreSQL's parser always splits at.
-func isASCIISpace(r rune) bool {
-	switch r {
+func isASCIISpace(c byte) bool {
+	switch c {
 	case ' ', '\t', '\n', '\r', '\v', '\f':
 		return true
 	}
