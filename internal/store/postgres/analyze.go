@@ -49,7 +49,9 @@ func (s *Store) maybeAnalyze(ctx context.Context, inserted int) {
 	// than leave every search to scan them until autovacuum does. Best
 	// effort too: autovacuum merges them anyway.
 	_, _ = s.pool.Exec(ctx, `SELECT gin_clean_pending_list('documents_search_idx'::regclass),
-		gin_clean_pending_list('documents_head_idx'::regclass)`)
+		gin_clean_pending_list('documents_head_idx'::regclass),
+		gin_clean_pending_list('documents_title_lexemes_idx'::regclass),
+		gin_clean_pending_list('documents_meta_lexemes_idx'::regclass)`)
 }
 
 // loadRowEstimate starts the analyzer from the catalogue's row estimate.
