@@ -35,6 +35,19 @@ var developmentVariables = []struct{ Name, Usage string }{
 	{"REGISTRY_BENCH_SMOKE", "`1`: run the benchmark harness end to end in `go test` (`make bench-smoke`)"},
 	{"REGISTRY_BENCH_DOCS", "documents the store benchmarks seed"},
 	{"REGISTRY_BENCH_POSTGRES_DSN", "admin DSN for `cmd/benchrun` (falls back to REGISTRY_TEST_POSTGRES_DSN)"},
+	{"REGISTRY_PG_PROFILE", "comma-separated PostgreSQL server-CPU profiles to run (`write`, `read`; docs/benchmarks/postgres-write-profile.md)"},
+	{"REGISTRY_PG_PROFILE_SET", "which variants a PostgreSQL profile measures (`breakdown`, `store`)"},
+	{"REGISTRY_PG_PROFILE_DOCS", "documents a PostgreSQL profile seeds"},
+	{"REGISTRY_PG_PROFILE_BATCHES", "batches of 1,000 the PostgreSQL write profile inserts per variant"},
+	{"REGISTRY_PG_PROFILE_ROUNDS", "rounds the PostgreSQL read profile repeats"},
+	{"REGISTRY_PG_PROFILE_SECONDS", "seconds per measurement of the PostgreSQL read profile"},
+	{"REGISTRY_MEMTEST_DB", "path of a seeded SQLite store for the memory and search-cost measurements (docs/benchmarks/sqlite-memory.md); unset: they skip"},
+	{"REGISTRY_MEMTEST_PHASES", "phases of the SQLite memory measurement to run (e.g. `open,putmany`; empty: all)"},
+	{"REGISTRY_MEMTEST_TUNING", "page-cache settings the SQLite memory measurement tries"},
+	{"REGISTRY_MEMTEST_BATCHES", "PutMany batches the SQLite memory measurement writes"},
+	{"REGISTRY_FTS_CEILING", "`1`: measure the FTS5 indexing ceiling on SQLite (docs/benchmarks/import-throughput.md)"},
+	{"REGISTRY_FTS_CONFIG", "FTS5 settings (`key=value` pairs) the SQLite tuning benchmark tries"},
+	{"REGISTRY_PUTMANY_WORK", "batches the SQLite tuning benchmark writes"},
 }
 
 // registryGroups are the registry's option sets and the commands reading
