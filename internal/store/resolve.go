@@ -58,5 +58,33 @@ func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
 	return nil
 }
 
+// ResolveRows is what both engines' drivers return for a query (pgx.Rows,
+// *sql.Rows).
+type ResolveRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ReadRows records every (probe index, title, withdrawn) row; firstProbe is
+// the index the engine gives the first probe (1 for SQL ordinals, 0 for
+// keys counted from zero).
+func (b ResolveBatch) ReadRows(rows ResolveRows, firstProbe int64) error {
+	var (
+		probe     int64
+		title     string
+		withdrawn bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&probe, &title, &withdrawn); err != nil {
+			return err
+		}
+		if err := b.Found(probe-firstProbe, title, withdrawn); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // Answers are the batch's answers in the order asked.
 func (b ResolveBatch) Answers() []Resolution { return b.answers }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -53,5 +54,47 @@ func TestResolveBatchRefusesRowsOutsideTheBatch(t *testing.T) {
 	}
 	if got := NewResolveBatch(nil).Answers(); got == nil || len(got) != 0 {
 		t.Errorf("empty batch answers %v, want an empty slice", got)
+	}
+}
+
+// fakeRows serves (probe, title, withdrawn) rows the way a driver does.
+type fakeRows struct {
+	rows    [][3]any
+	scanErr error
+	err     error
+}
+
+func (r *fakeRows) Next() bool { return len(r.rows) > 0 }
+func (r *fakeRows) Err() error { return r.err }
+func (r *fakeRows) Scan(dest ...any) error {
+	if r.scanErr != nil {
+		return r.scanErr
+	}
+	row := r.rows[0]
+	r.rows = r.rows[1:]
+	*dest[0].(*int64), *dest[1].(*string), *dest[2].(*bool) = row[0].(int64), row[1].(string), row[2].(bool)
+	return nil
+}
+
+func TestResolveBatchReadRowsCountsFromTheEnginesFirstProbe(t *testing.T) {
+	a, b := protocol.Digest{2}, protocol.Digest{1}
+	batch := NewResolveBatch([]protocol.Digest{a, b})
+	// Ordinals from 1: probe 1 is b (smaller digest), probe 2 is a.
+	if err := batch.ReadRows(&fakeRows{rows: [][3]any{{int64(2), "A", true}}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := batch.Answers()
+	if !got[0].Found || got[0].Title != "A" || !got[0].Withdrawn || got[1].Found {
+		t.Fatalf("answers = %+v, want only a found (title A, withdrawn)", got)
+	}
+	if err := batch.ReadRows(&fakeRows{rows: [][3]any{{int64(2), "x", false}}}, 0); err == nil {
+		t.Error("a probe index past the batch was accepted")
+	}
+	scanErr, rowsErr := errors.New("scan"), errors.New("rows")
+	if err := batch.ReadRows(&fakeRows{rows: [][3]any{{int64(0), "", false}}, scanErr: scanErr}, 0); !errors.Is(err, scanErr) {
+		t.Errorf("scan error = %v, want %v", err, scanErr)
+	}
+	if err := batch.ReadRows(&fakeRows{err: rowsErr}, 0); !errors.Is(err, rowsErr) {
+		t.Errorf("rows error = %v, want %v", err, rowsErr)
 	}
 }

@@ -30,20 +30,7 @@ func (s *Store) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Reso
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var (
-		probe     int64
-		title     string
-		withdrawn bool
-	)
-	for rows.Next() {
-		if err := rows.Scan(&probe, &title, &withdrawn); err != nil {
-			return nil, mapErr(err)
-		}
-		if err := batch.Found(probe, title, withdrawn); err != nil {
-			return nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := batch.ReadRows(rows, 0); err != nil {
 		return nil, mapErr(err)
 	}
 	return batch.Answers(), nil
