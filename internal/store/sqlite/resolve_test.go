@@ -1,0 +1,20 @@
+package sqlite_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Batch resolve is fast because every column it reports is in one index:
+// a plan that reads the table row per digest doubles its page reads.
+func TestResolveReadsOnlyTheCoveringIndex(t *testing.T) {
+	plan, err := openTemp(t).ResolvePlan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "\n")
+	if !strings.Contains(joined, "USING COVERING INDEX documents_resolve") {
+		t.Fatalf("resolve plan does not read only documents_resolve:\n%s", joined)
+	}
+}
