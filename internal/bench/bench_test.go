@@ -139,6 +139,7 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 			{Server: "registry", Mode: "saturation", RPS: 900},
 			{Server: "registry", Mode: "fixed", TargetRate: 500, P99ms: 7},
 		}},
+		"publish-new": {Name: "publish-new", Measurements: []Measurement{{Server: "registry", Mode: "saturation", RPS: 300}}},
 	}}
 	if err := SaveRun(dir, Merge(nil, run)); err != nil {
 		t.Fatal(err)
@@ -148,7 +149,8 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 	}
 	got, _ := os.ReadFile(report)
 	s := string(got)
-	for _, want := range []string{"intro\n", "\noutro\n", "0.90× net/http", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**"} {
+	for _, want := range []string{"intro\n", "\noutro\n", "0.90× net/http", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**",
+		"| publish ≥ 1,000 new docs/s, 16 clients | 300/s | not a target (set for PostgreSQL) |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}

@@ -176,7 +176,13 @@ func renderTargets(b *bytes.Buffer, r *EngineRun) {
 		}
 	}
 	if x := reg("publish-new", "saturation"); x != nil {
-		rows = append(rows, row{"publish ≥ 1,000 new docs/s, 16 clients", thousands(int(x.RPS)) + "/s", verdict(x.RPS >= 1000 && x.Errors == 0)})
+		// The issue sets the publish rate for PostgreSQL only: SQLite has
+		// one writer by design, so its figure is reported, not judged.
+		v := "not a target (set for PostgreSQL)"
+		if r.Engine == "postgres" {
+			v = verdict(x.RPS >= 1000 && x.Errors == 0)
+		}
+		rows = append(rows, row{"publish ≥ 1,000 new docs/s, 16 clients", thousands(int(x.RPS)) + "/s", v})
 	}
 	if r.Import != nil {
 		rows = append(rows, row{"bulk import ≥ 10,000 docs/s", thousands(int(r.Import.DocsPerSec)) + "/s", verdict(r.Import.DocsPerSec >= 10000)})
