@@ -78,7 +78,10 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	}
 	fmt.Fprintf(b, "; load average %.2f at the start", m.Load1)
 	if m.Load1 > float64(m.CPUs) {
-		b.WriteString(" (**busy machine: other work competed with this run**)")
+		// The 1-minute average also counts the run just before (the 10k run
+		// after a 100k one starts above 2 with nothing else running), so
+		// the note says what is known, not who the work was.
+		b.WriteString(" (**above the core count: the machine was busy just before this run; compare ratios within the run**)")
 	}
 	fmt.Fprintf(b, ". %d connections (publish: %d clients), %.0f s per measurement; search words: common %q, rare %q, tag %q.\n\n", r.Connections, publishClients, r.Seconds, r.Words[0], r.Words[1], r.Words[2])
 	if r.Import != nil {
