@@ -32,12 +32,13 @@ func (s *Store) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 // inserter inserts documents within one transaction with prepared
 // statements, handing out strictly increasing creation times.
 type inserter struct {
-	doc, content, tag, fts *sql.Stmt
-	lastCreated            int64 // Unix microseconds
-	// pending are full-text rows written by flush. FTS5 writes its
-	// in-memory index to disk at every statement savepoint, so text
-	// interleaved with other inserts makes one tiny segment per document
-	// (and endless merging); written together they make one.
+	doc, content, tag, fts, metaFTS *sql.Stmt
+	lastCreated                     int64 // Unix microseconds
+	// pending are full-text rows written by flush, for both full-text
+	// tables. FTS5 writes its in-memory index to disk at every statement
+	// savepoint, so text interleaved with other inserts makes one tiny
+	// segment per document (and endless merging); each table's rows
+	// written together make one.
 	pending []ftsRow
 	// pendingTags are (tag, document id) rows written by flush in one
 	// statement: each statement that inserts a tag runs a trigger and a
@@ -62,6 +63,11 @@ func (in *inserter) flush(ctx context.Context) error {
 	}
 	for _, r := range in.pending {
 		if _, err := in.fts.ExecContext(ctx, r.id, r.title, r.description, r.tags, r.body); err != nil {
+			return err
+		}
+	}
+	for _, r := range in.pending {
+		if _, err := in.metaFTS.ExecContext(ctx, r.id, r.title, r.description, r.tags); err != nil {
 			return err
 		}
 	}
@@ -95,6 +101,7 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	in.content = prepare(`INSERT OR FAIL INTO contents (id, content) VALUES (?, ?)`)
 	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
 	in.fts = prepare(`INSERT INTO documents_fts (rowid, title, description, tags, body) VALUES (?, ?, ?, ?, ?)`)
+	in.metaFTS = prepare(`INSERT INTO documents_meta_fts (rowid, title, description, tags) VALUES (?, ?, ?, ?)`)
 	return in, err
 }
 
@@ -266,7 +273,10 @@ func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) 
 		if _, err := tx.ExecContext(ctx, `DELETE FROM document_tags WHERE doc_id = ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id)
 		return err
 	})
 }
