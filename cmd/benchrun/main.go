@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -33,7 +34,9 @@ func main() {
 	} else {
 		err = run(ctx, os.Args[1:])
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, flag.ErrHelp): // -h: the usage is printed, nothing failed
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
@@ -60,9 +63,9 @@ func run(ctx context.Context, args []string) error {
 	work := fs.String("work", "", "scratch directory (default: a fresh temporary directory, removed afterwards)")
 	results := fs.String("results", "docs/benchmarks", "directory of the JSON runs the report is built from")
 	report := fs.String("report", "docs/BENCHMARKS.md", "report to rewrite (between its benchrun markers)")
-	serveFlags := fs.String("serve-flags", "", "extra flags for `registry serve`, space separated")
+	serveFlags := fs.String("serve-flags", "", "extra flags for registry serve, space separated (e.g. \"--pprof-addr 127.0.0.1:6060\")")
 	noBaselines := fs.Bool("no-baselines", false, "skip the net/http and nginx baselines")
-	adminDSN := fs.String("postgres", firstEnv("REGISTRY_BENCH_POSTGRES_DSN", "REGISTRY_TEST_POSTGRES_DSN", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL admin URL (env REGISTRY_BENCH_POSTGRES_DSN)")
+	adminDSN := fs.String("postgres", firstEnv("REGISTRY_BENCH_POSTGRES_DSN", "REGISTRY_TEST_POSTGRES_DSN", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL admin URL (env REGISTRY_BENCH_POSTGRES_DSN, else REGISTRY_TEST_POSTGRES_DSN)")
 	reportOnly := fs.Bool("report-only", false, "only rebuild the report from the stored runs")
 	if err := fs.Parse(args); err != nil {
 		return err

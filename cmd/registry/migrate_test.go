@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/agora-registry/registry/migrations"
 )
 
 func runRegistry(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -17,17 +21,23 @@ func runRegistry(t *testing.T, args ...string) (code int, stdout, stderr string)
 
 func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
 	dir := t.TempDir()
+	ups, err := fs.Glob(migrations.SQLite, "sqlite/*.up.sql")
+	if err != nil || len(ups) < 2 {
+		t.Fatalf("embedded SQLite migrations: %v, %v", ups, err)
+	}
+	latest := fmt.Sprintf("schema version %d (clean)", len(ups))
+	oneDown := fmt.Sprintf("schema version %d (clean)", len(ups)-1)
 	steps := []struct {
 		args     []string
 		code     int
 		stdout   string
 		stderrIn string
 	}{
-		{[]string{"up"}, 0, "schema version 2 (clean)", ""},
-		{[]string{"down"}, 0, "schema version 1 (clean)", ""},
-		{[]string{"up"}, 0, "schema version 2 (clean)", ""},
+		{[]string{"up"}, 0, latest, ""},
+		{[]string{"down"}, 0, oneDown, ""},
+		{[]string{"up"}, 0, latest, ""},
 		{[]string{"down", "all"}, 2, "", "add --yes"},
-		{[]string{"version"}, 0, "schema version 2 (clean)", ""},
+		{[]string{"version"}, 0, latest, ""},
 		{[]string{"down", "zero"}, 2, "", "positive number"},
 		{[]string{"force", "x"}, 2, "", "version number"},
 		{[]string{"--yes", "down", "all"}, 0, "schema version 0 (clean)", ""},

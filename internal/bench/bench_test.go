@@ -137,10 +137,13 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 		"hot": {Name: "hot", Measurements: []Measurement{
 			{Server: "net/http", Mode: "saturation", RPS: 1000},
 			{Server: "registry", Mode: "saturation", RPS: 900},
-			{Server: "registry", Mode: "fixed", TargetRate: 500, P99ms: 7},
+			{Server: "registry", Mode: "fixed", TargetRate: 500, RPS: 499, P99ms: 7},
 		}},
 		"publish-new": {Name: "publish-new", Measurements: []Measurement{{Server: "registry", Mode: "saturation", RPS: 300}}},
-	}}
+		"cold": {Name: "cold", Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Measurements: []Measurement{
+			{Server: "registry", Mode: "fixed", TargetRate: 1000, RPS: 900, P99ms: 200},
+		}},
+	}, Date: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)}
 	if err := SaveRun(dir, Merge(nil, run)); err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +153,44 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 	got, _ := os.ReadFile(report)
 	s := string(got)
 	for _, want := range []string{"intro\n", "\noutro\n", "0.90× net/http", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**",
-		"| publish ≥ 1,000 new docs/s, 16 clients | 300/s | not a target (set for PostgreSQL) |"} {
+		"| publish ≥ 1,000 new docs/s, 16 clients | 300/s | not a target (set for PostgreSQL) |",
+		"| cold | **registry** | fixed 1,000/s (over capacity) |", "| hot | **registry** | fixed 500/s |",
+		"kept from an earlier run of the same settings (a later partial run did not measure them): cold (2026-01-02 03:04 UTC)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
 	}
 	if strings.Contains(s, "stale") {
 		t.Error("stale generated text kept")
+	}
+}
+
+func TestPartialRunsMergeOnlyWithTheSameSettings(t *testing.T) {
+	stored := &EngineRun{Engine: "sqlite", N: 10, Seconds: 6, Connections: 32, Scenarios: map[string]*ScenarioResult{
+		"hot":         {Name: "hot", Measurements: []Measurement{{Server: "net/http", Mode: "saturation"}, {Server: "registry", Mode: "saturation"}}},
+		"search-rare": {Name: "search-rare", Measurements: []Measurement{{Server: "registry", Mode: "saturation"}}},
+	}}
+	same := Options{Duration: 6 * time.Second, Connections: 32, Scenarios: []string{"hot"}, ResultsDir: t.TempDir()}
+	for _, c := range []struct {
+		name string
+		edit func(o *Options)
+		ok   bool
+	}{
+		{"same settings", func(o *Options) {}, true},
+		{"nothing stored", nil, true},
+		{"other duration", func(o *Options) { o.Duration = 2 * time.Second }, false},
+		{"other connections", func(o *Options) { o.Connections = 8 }, false},
+		{"no baselines over a scenario stored with them", func(o *Options) { o.NoBaselines = true }, false},
+		{"no baselines over a registry-only scenario", func(o *Options) { o.NoBaselines, o.Scenarios = true, []string{"search-rare", "resolve"} }, true},
+	} {
+		o, old := same, stored
+		if c.edit == nil {
+			old = nil
+		} else {
+			c.edit(&o)
+		}
+		if err := checkMergeable(old, o); (err == nil) != c.ok {
+			t.Errorf("%s: checkMergeable = %v, want ok=%v", c.name, err, c.ok)
+		}
 	}
 }

@@ -23,7 +23,8 @@ type Machine struct {
 	Nginx      string `json:"nginx,omitempty"`
 	Kernel     string `json:"kernel,omitempty"`
 	// Load1 is the one-minute load average when the run started: above the
-	// CPU count, other work competed with the benchmark.
+	// CPU count, the machine was busy within the last minute (other work,
+	// or the run just before).
 	Load1 float64 `json:"load1"`
 }
 

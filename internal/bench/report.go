@@ -73,8 +73,8 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	if m.PostgreSQL != "" {
 		fmt.Fprintf(b, ", PostgreSQL %s", m.PostgreSQL)
 	}
-	if m.Nginx != "" {
-		fmt.Fprintf(b, ", nginx %s", m.Nginx)
+	if m.Nginx != "" && hasBaseline(r, "nginx") {
+		fmt.Fprintf(b, ", %s", m.Nginx)
 	}
 	fmt.Fprintf(b, "; load average %.2f at the start", m.Load1)
 	if m.Load1 > float64(m.CPUs) {
@@ -95,6 +95,9 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "- Note: %s\n", n)
 	}
+	if kept := keptScenarios(r); kept != "" {
+		fmt.Fprintf(b, "- Note: kept from an earlier run of the same settings (a later partial run did not measure them): %s.\n", kept)
+	}
 	b.WriteString("\n| scenario | server | mode | conns | req/s | p50 ms | p95 ms | p99 ms | max ms | errors | peak RSS MiB | ratio |\n")
 	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, name := range AllScenarios {
@@ -106,6 +109,9 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 			mode := "saturation"
 			if x.Mode == "fixed" {
 				mode = fmt.Sprintf("fixed %s/s", thousands(int(x.TargetRate)))
+				if overCapacity(x) {
+					mode += " (over capacity)"
+				}
 			}
 			server := x.Server
 			if server == "registry" {
@@ -125,6 +131,14 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	}
 	b.WriteString("\n")
 	renderTargets(b, r)
+}
+
+// overCapacity reports a fixed-rate measurement whose server answered
+// clearly fewer requests per second than were sent: its latencies are
+// mostly time spent queued (the raw scenarios' rate is half the net/http
+// baseline's saturation, which can exceed what the registry serves).
+func overCapacity(x Measurement) bool {
+	return x.Mode == "fixed" && x.TargetRate > 0 && x.RPS < 0.95*x.TargetRate
 }
 
 // ratios compares a registry saturation measurement with the baselines.
@@ -227,7 +241,7 @@ func renderGrowth(b *bytes.Buffer, runs []*EngineRun) {
 		if len(rs) < 2 {
 			continue
 		}
-		fmt.Fprintf(b, "### Growth with N, %s\n\nRegistry at saturation: req/s (p99 ms at the fixed rate).\n\n| scenario |", engineTitle(e))
+		fmt.Fprintf(b, "### Growth with N, %s\n\nRegistry at saturation: req/s (p99 ms at the fixed rate; † the fixed rate was over the registry's capacity, so that p99 is mostly queueing).\n\n| scenario |", engineTitle(e))
 		for _, r := range rs {
 			fmt.Fprintf(b, " N = %s |", thousands(r.N))
 		}
@@ -240,7 +254,11 @@ func renderGrowth(b *bytes.Buffer, runs []*EngineRun) {
 					b.WriteString(" – |")
 					continue
 				}
-				fmt.Fprintf(b, " %s (%.1f) |", thousands(int(sat.RPS)), fixed.P99ms)
+				mark := ""
+				if overCapacity(*fixed) {
+					mark = "†"
+				}
+				fmt.Fprintf(b, " %s (%.1f%s) |", thousands(int(sat.RPS)), fixed.P99ms, mark)
 			}
 			b.WriteString("\n")
 		}
@@ -287,4 +305,29 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// hasBaseline reports whether any scenario of the run was measured on the
+// named baseline server.
+func hasBaseline(r *EngineRun, server string) bool {
+	for _, sc := range r.Scenarios {
+		for _, m := range sc.Measurements {
+			if m.Server == server {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keptScenarios names the scenarios measured before the run's own start,
+// with their dates: a partial run keeps the scenarios it did not measure.
+func keptScenarios(r *EngineRun) string {
+	var parts []string
+	for _, name := range AllScenarios {
+		if sc := r.Scenarios[name]; sc != nil && !sc.Date.IsZero() && sc.Date.Before(r.Date) {
+			parts = append(parts, fmt.Sprintf("%s (%s)", name, sc.Date.Format("2006-01-02 15:04 UTC")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

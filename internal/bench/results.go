@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 )
@@ -99,6 +100,28 @@ func Merge(old, cur *EngineRun) *EngineRun {
 		out.Import = old.Import
 	}
 	return &out
+}
+
+// checkMergeable refuses a run that would share a report section with a
+// stored run measured differently: a section has one line of settings,
+// and its ratios compare rows measured side by side.
+func checkMergeable(old *EngineRun, o Options) error {
+	if old == nil {
+		return nil
+	}
+	if old.Seconds != o.Duration.Seconds() || old.Connections != o.Connections {
+		return fmt.Errorf("%s holds a run with -d %gs -c %d, this one asks for -d %gs -c %d",
+			runPath(o.ResultsDir, old.Engine, old.N), old.Seconds, old.Connections, o.Duration.Seconds(), o.Connections)
+	}
+	if o.NoBaselines {
+		for _, name := range o.Scenarios {
+			if sc := old.Scenarios[name]; sc != nil && slices.ContainsFunc(sc.Measurements, func(m Measurement) bool { return m.Server != "registry" }) {
+				return fmt.Errorf("-no-baselines would replace scenario %s of %s, stored with its baselines, by one without them",
+					name, runPath(o.ResultsDir, old.Engine, old.N))
+			}
+		}
+	}
+	return nil
 }
 
 // SaveRun writes a run as indented JSON.

@@ -43,6 +43,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.N < 1 {
 		return fmt.Errorf("N must be at least 1")
 	}
+	for _, engine := range o.Engines {
+		old, err := LoadRun(o.ResultsDir, engine, o.N)
+		if err != nil {
+			return err
+		}
+		if err := checkMergeable(old, o); err != nil {
+			return fmt.Errorf("%w; measure with the stored settings, or write elsewhere with -results DIR -report FILE", err)
+		}
+	}
 	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
 		return err
 	}
@@ -54,7 +63,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	machine := DescribeMachine(ctx, dsn, nginxBin)
 	if machine.Load1 > float64(machine.CPUs) {
-		o.Log.Warn("the machine is busy: other processes compete with the benchmark", "load1", machine.Load1, "cpus", machine.CPUs)
+		o.Log.Warn("the machine was busy just before this run (load average above the core count): compare ratios within the run", "load1", machine.Load1, "cpus", machine.CPUs)
 	}
 
 	o.Log.Info("building registry")

@@ -15,9 +15,16 @@ func TestSmoke(t *testing.T) {
 	if os.Getenv("REGISTRY_BENCH_SMOKE") != "1" {
 		t.Skip("set REGISTRY_BENCH_SMOKE=1 to run the benchmark harness end to end")
 	}
-	engines := "sqlite"
-	if os.Getenv("REGISTRY_TEST_POSTGRES_DSN") != "" {
+	// The same variables benchrun reads, without its default URL: a smoke
+	// test does not assume a server it was not told about.
+	engines, dsn := "sqlite", os.Getenv("REGISTRY_BENCH_POSTGRES_DSN")
+	if dsn == "" {
+		dsn = os.Getenv("REGISTRY_TEST_POSTGRES_DSN")
+	}
+	if dsn != "" {
 		engines = "sqlite,postgres"
+	} else {
+		t.Log("SQLite only: set REGISTRY_BENCH_POSTGRES_DSN (or REGISTRY_TEST_POSTGRES_DSN) to include PostgreSQL")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -34,11 +41,16 @@ func TestSmoke(t *testing.T) {
 	if err := os.WriteFile(report, []byte("# Intro kept\n\n"+beginMarker+"\nold\n"+endMarker+"\n\nOutro kept\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-n", "200", "-d", "1s", "-c", "8", "-engines", engines,
-		"-repo", root, "-work", filepath.Join(tmp, "work"), "-results", results, "-report", report)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	args := []string{"-n", "200", "-d", "1s", "-c", "8", "-engines", engines,
+		"-repo", root, "-work", filepath.Join(tmp, "work"), "-results", results, "-report", report}
+	if dsn != "" {
+		args = append(args, "-postgres", dsn)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
 		t.Fatalf("benchrun: %v\n%s", err, out)
 	}
+	t.Logf("benchrun output:\n%s", out)
 	for _, engine := range strings.Split(engines, ",") {
 		run, err := LoadRun(results, engine, 200)
 		if err != nil || run == nil {
