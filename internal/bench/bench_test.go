@@ -194,3 +194,20 @@ func TestPartialRunsMergeOnlyWithTheSameSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestHotLatencyTargetSaysWhichRateWasMeasured(t *testing.T) {
+	run := func(withBaseline bool) string {
+		ms := []Measurement{{Server: "registry", Mode: "fixed", TargetRate: 500, RPS: 500, P99ms: 3}}
+		if withBaseline {
+			ms = append(ms, Measurement{Server: "net/http", Mode: "saturation", RPS: 1000})
+		}
+		r := &EngineRun{Engine: "sqlite", N: 10, Scenarios: map[string]*ScenarioResult{"hot": {Name: "hot", Measurements: ms}}}
+		return string(RenderRuns([]*EngineRun{r}))
+	}
+	if got := run(true); !strings.Contains(got, "| hot raw fetch p99 < 5 ms at half the baseline's rate | 3.00 ms at 500/s | met |") {
+		t.Errorf("with a baseline:\n%s", got)
+	}
+	if got := run(false); !strings.Contains(got, "(measured at half the registry's own rate: no baseline in this run) | 3.00 ms at 500/s | met |") {
+		t.Errorf("without a baseline:\n%s", got)
+	}
+}

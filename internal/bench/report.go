@@ -178,7 +178,14 @@ func renderTargets(b *bytes.Buffer, r *EngineRun) {
 		}
 	}
 	if hot := reg("hot", "fixed"); hot != nil {
-		rows = append(rows, row{"hot raw fetch p99 < 5 ms at half the baseline's rate", fmt.Sprintf("%.2f ms at %s/s", hot.P99ms, thousands(int(hot.TargetRate))), verdict(hot.P99ms < 5 && hot.Errors == 0)})
+		// Without baselines the fixed rate is half the registry's own
+		// saturation, and the target (set at half the baseline's) is not
+		// what was measured.
+		target := "hot raw fetch p99 < 5 ms at half the baseline's rate"
+		if r.Scenarios["hot"].Find("net/http", "saturation") == nil {
+			target = "hot raw fetch p99 < 5 ms (measured at half the registry's own rate: no baseline in this run)"
+		}
+		rows = append(rows, row{target, fmt.Sprintf("%.2f ms at %s/s", hot.P99ms, thousands(int(hot.TargetRate))), verdict(hot.P99ms < 5 && hot.Errors == 0)})
 	}
 	if cold := reg("cold", "saturation"); cold != nil && r.Pgbench != nil && r.Pgbench.TPS > 0 {
 		rows = append(rows, row{"cold raw fetch ≥ 0.6× pgbench -S", fmt.Sprintf("%.2f×", cold.RPS/r.Pgbench.TPS), verdict(cold.RPS >= 0.6*r.Pgbench.TPS)})
