@@ -38,6 +38,8 @@ type Store struct {
 	// would too, but holding the mutex makes "read max created_at, insert"
 	// one step even across PutMany batches.
 	writeMu sync.Mutex
+	// puts are Puts waiting for a grouped commit (groupcommit.go).
+	puts putQueue
 }
 
 var _ store.Store = (*Store)(nil)

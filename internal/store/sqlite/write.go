@@ -18,6 +18,11 @@ import (
 func (s *Store) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	return s.writeTxLocked(ctx, fn)
+}
+
+// writeTxLocked is inWriteTx for a caller that holds writeMu.
+func (s *Store) writeTxLocked(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return mapErr(err)
@@ -181,35 +186,6 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	in.pending = append(in.pending, ftsRow{id, m.Title, m.Description, strings.Join(tags, " "), string(body)})
 	return true, nil
-}
-
-// Put stores one document idempotently.
-func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
-	if err := checkNew(nd); err != nil {
-		return store.Entry{}, false, err
-	}
-	var (
-		e       store.Entry
-		created bool
-	)
-	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		in, err := newInserter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if created, err = in.insert(ctx, nd); err != nil {
-			return err
-		}
-		if err := in.flush(ctx); err != nil {
-			return err
-		}
-		e, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM documents d WHERE d.hex = ?`, nd.Document.Sums.SHA1.Hex()))
-		return err
-	})
-	if err != nil {
-		return store.Entry{}, false, err
-	}
-	return e, created, nil
 }
 
 // PutMany stores a batch in one transaction.
