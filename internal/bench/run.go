@@ -43,6 +43,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.N < 1 {
 		return fmt.Errorf("N must be at least 1")
 	}
+	stored := map[string]*EngineRun{} // what this run merges into, per engine
 	for _, engine := range o.Engines {
 		old, err := LoadRun(o.ResultsDir, engine, o.N)
 		if err != nil {
@@ -51,6 +52,7 @@ func Run(ctx context.Context, o Options) error {
 		if err := checkMergeable(old, o); err != nil {
 			return fmt.Errorf("%w; measure with the stored settings, or write elsewhere with -results DIR -report FILE", err)
 		}
+		stored[engine] = old
 	}
 	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
 		return err
@@ -107,11 +109,7 @@ func Run(ctx context.Context, o Options) error {
 		if err := o.runEngine(ctx, engine, regBin, corpus, baselines, run); err != nil {
 			return fmt.Errorf("%s: %w", engine, err)
 		}
-		old, err := LoadRun(o.ResultsDir, engine, o.N)
-		if err != nil {
-			return err
-		}
-		if err := SaveRun(o.ResultsDir, Merge(old, run)); err != nil {
+		if err := SaveRun(o.ResultsDir, Merge(stored[engine], run)); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,23 +18,12 @@ import (
 
 func taggedDoc(t *testing.T, i int, tags ...string) store.NewDocument {
 	t.Helper()
-	content := fmt.Sprintf("---\nname: Counted %d\ndescription: counts\ntags: [%s]\n---\n\nBody %d.\n", i, joinTags(tags), i)
+	content := fmt.Sprintf("---\nname: Counted %d\ndescription: counts\ntags: [%s]\n---\n\nBody %d.\n", i, strings.Join(tags, ", "), i)
 	doc, err := protocol.Prepare([]byte(content), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return store.NewDocument{Document: doc}
-}
-
-func joinTags(tags []string) string {
-	out := ""
-	for i, tag := range tags {
-		if i > 0 {
-			out += ", "
-		}
-		out += tag
-	}
-	return out
 }
 
 // recount is what Stats and Tags must say, counted from the documents

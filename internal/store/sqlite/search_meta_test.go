@@ -34,8 +34,8 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 	t.Cleanup(func() { s.Close() })
 
 	rng := rand.New(rand.NewPCG(7, 11))
-	words := func(min, max int) []string {
-		out := make([]string, min+rng.IntN(max-min+1))
+	words := func(lo, hi int) []string {
+		out := make([]string, lo+rng.IntN(hi-lo+1))
 		for i := range out {
 			out[i] = metaWords[rng.IntN(len(metaWords))]
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,18 +88,7 @@ func putText(t testing.TB, s store.Store, content string, extraTags ...string) s
 // simpleDoc is a small document with front matter.
 func simpleDoc(title, description string, tags []string, body string) string {
 	return fmt.Sprintf("---\nname: %s\ndescription: %s\ntags: [%s]\n---\n\n# %s\n\n%s\n",
-		title, description, joinComma(tags), title, body)
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+		title, description, strings.Join(tags, ", "), title, body)
 }
 
 // wantErr fails unless err matches the sentinel.
