@@ -130,3 +130,21 @@ func TestAFailingPutFailsOnlyItself(t *testing.T) {
 		t.Errorf("Stats = %+v, %v; want the 2 good documents", st, err)
 	}
 }
+
+// More Puts queued than one batch holds are committed in several batches.
+func TestMoreQueuedPutsThanOneBatchHolds(t *testing.T) {
+	s := openGroupStore(t)
+	var docs []store.NewDocument
+	for i := range maxGroupedPuts + 6 {
+		docs = append(docs, groupDoc(t, fmt.Sprintf("many %d", i)))
+	}
+	_, created, errs := queuePuts(t, s, docs)
+	for i := range docs {
+		if errs[i] != nil || !created[i] {
+			t.Fatalf("Put %d of %d: created %v, %v", i, len(docs), created[i], errs[i])
+		}
+	}
+	if st, err := s.Stats(context.Background()); err != nil || st.Documents != len(docs) {
+		t.Errorf("Stats = %+v, %v; want %d documents", st, err, len(docs))
+	}
+}
