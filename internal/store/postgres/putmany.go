@@ -65,6 +65,7 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 		}
 		rows[i] = append([]any{i}, values...)
 	}
+	n := 0 // documents inserted
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		connData := tx.Conn().PgConn().CustomData()
 		staging := putManyStaging
@@ -92,10 +93,13 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 		for i := len(docs) - 1; i >= 0; i-- {
 			firstIndex[docs[i].Document.Sums.SHA1] = i
 		}
+		// RETURNING names each inserted digest once; the column's CHECK
+		// keeps it 20 bytes long.
 		var digest []byte
 		_, err = pgx.ForEachRow(inserted, []any{&digest}, func() error {
-			if i, ok := firstIndex[protocol.Digest(digest)]; ok && len(digest) == protocol.DigestSize {
+			if i, ok := firstIndex[protocol.Digest(digest)]; ok {
 				created[i] = true
+				n++
 			}
 			return nil
 		})
@@ -103,12 +107,6 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 	})
 	if err != nil {
 		return nil, mapErr(err)
-	}
-	n := 0
-	for _, c := range created {
-		if c {
-			n++
-		}
 	}
 	if n > 0 {
 		s.wrote(ctx)

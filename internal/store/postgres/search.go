@@ -293,7 +293,8 @@ func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 				return nil, false, err
 			}
 			if next < tier {
-				rows, err := walkTier(ctx, tx, q, terms, next, hasCursor && next == curTier, cur, curDigest, want)
+				// next is below the cursor's tier: it is walked from its top.
+				rows, err := walkTier(ctx, tx, q, terms, next, false, cur, curDigest, want)
 				if err != nil || len(rows) == want {
 					return rows, false, err
 				}
