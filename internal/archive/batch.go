@@ -120,7 +120,7 @@ func (p *pipeline) write(b *batch) error {
 	}
 	if err != nil {
 		if fatal(p.ctx, err) {
-			return err
+			return nothingStored{err}
 		}
 		return p.putOneByOne(b)
 	}
@@ -131,6 +131,13 @@ func (p *pipeline) write(b *batch) error {
 	}
 	return nil
 }
+
+// nothingStored is a write's failure that stored none of its batch (the
+// PutMany transaction rolled back), so writing the batch again cannot
+// count a document twice.
+type nothingStored struct{ error }
+
+func (e nothingStored) Unwrap() error { return e.error }
 
 func (p *pipeline) putOneByOne(b *batch) error {
 	for _, e := range b.entries {

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -245,15 +246,18 @@ func (p *pipeline) writeBatches() {
 // writeBatch writes a batch beside the other writers. With more than one
 // writer, a failure that would stop the import may only be a lost race: a
 // document in two batches in flight makes each transaction wait for the
-// other's row, and PostgreSQL aborts one as a deadlock. The batch is then
-// written again alone, the other writers held back, before its failure
-// counts.
+// other's row, and PostgreSQL aborts one as a deadlock. A batch of which
+// nothing was stored is then written again alone, the other writers held
+// back, before its failure counts; one partly stored (one by one, or
+// withdrawn after its PutMany) is not, or its stored documents would count
+// as existing.
 func (p *pipeline) writeBatch(b *batch) error {
 	before := b.rep // the collector's part; write adds the store's
 	p.writing.RLock()
 	err := p.write(b)
 	p.writing.RUnlock()
-	if err == nil || p.lim.Writers == 1 || p.ctx.Err() != nil {
+	var retryable nothingStored
+	if err == nil || p.lim.Writers == 1 || p.ctx.Err() != nil || !errors.As(err, &retryable) {
 		return err
 	}
 	p.writing.Lock()

@@ -206,3 +206,36 @@ func TestBatchLosingARaceIsWrittenAgainAlone(t *testing.T) {
 		t.Fatalf("report %+v, want %+v", rep, want)
 	}
 }
+
+// partlyStoringStore refuses every batch (so each is put one by one) and
+// is unavailable for its fifth Put: the failing batch has stored some of
+// its documents already.
+type partlyStoringStore struct {
+	nopStore
+	puts atomic.Int32
+}
+
+func (s *partlyStoringStore) PutMany(context.Context, []store.NewDocument) ([]bool, error) {
+	return nil, apperr.New(apperr.Invalid, "invalid", "refused as a batch")
+}
+
+func (s *partlyStoringStore) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+	if s.puts.Add(1) == 5 {
+		return store.Entry{}, false, errDeadlock
+	}
+	created, err := s.nopStore.PutMany(ctx, []store.NewDocument{nd})
+	return store.Entry{}, created[0], err
+}
+
+// A batch that failed after storing part of itself is not written again:
+// its stored documents would be reported as existing instead of new.
+func TestPartlyStoredBatchIsNotWrittenAgain(t *testing.T) {
+	st := &partlyStoringStore{nopStore: nopStore{seen: map[protocol.Digest]bool{}}}
+	rep, err := archive.ImportDir(context.Background(), st, mixedDir(t, 60), archive.Limits{BatchDocuments: 10, Writers: 2})
+	if !errors.Is(err, errDeadlock) {
+		t.Fatalf("err = %v, want the unavailable store's error", err)
+	}
+	if rep.New != len(st.seen) {
+		t.Errorf("report: %d new, %d existing; the store holds %d documents, all new", rep.New, rep.Existing, len(st.seen))
+	}
+}
