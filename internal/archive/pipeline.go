@@ -52,7 +52,6 @@ type entry struct {
 	// Set by the worker (or by the reader for entries that never needed
 	// one) before ready is closed.
 	doc   store.NewDocument
-	size  int
 	err   error // why the entry is refused
 	ready chan struct{}
 }
@@ -70,7 +69,12 @@ type batch struct {
 // entriesInFlight bounds entries read but not yet batched, per worker:
 // enough that a slow entry does not idle the other workers, few enough that
 // large documents cannot pile up (each is at most MaxDocumentBytes).
-const entriesInFlight = 16
+// maxEntriesInFlight bounds them in all, so the bound does not grow with
+// the number of cores (64 × 1 MiB documents at most).
+const (
+	entriesInFlight    = 16
+	maxEntriesInFlight = 64
+)
 
 func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipeline {
 	ctx, stop := context.WithCancelCause(ctx)
@@ -80,7 +84,7 @@ func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipelin
 		ctx:       ctx,
 		stop:      stop,
 		work:      make(chan *entry, lim.Workers),
-		order:     make(chan *entry, lim.Workers*entriesInFlight),
+		order:     make(chan *entry, min(lim.Workers*entriesInFlight, maxEntriesInFlight)),
 		writes:    make(chan *batch),
 		settled:   make(chan *batch, lim.Writers+1),
 		collected: make(chan struct{}),
@@ -182,7 +186,6 @@ func (e *entry) prepare(lim Limits) {
 		}
 	}
 	e.doc, e.err = prepareDocument(e.content, e.want, e.rec, lim.MaxDocumentBytes)
-	e.size = len(e.content)
 	e.content = nil // e.doc holds it
 }
 
@@ -211,7 +214,7 @@ func (p *pipeline) collect() {
 			inBatch[d] = true
 		}
 		b.entries = append(b.entries, e)
-		b.bytes += e.size
+		b.bytes += len(e.doc.Document.Content)
 		if len(b.entries) >= p.lim.BatchDocuments || b.bytes >= p.lim.BatchBytes {
 			p.send(b)
 			b = newBatch()
