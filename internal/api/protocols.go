@@ -101,7 +101,8 @@ func (s *Server) getProtocol(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, protocolView(s.svc, e))
+	view := protocolView(s.svc, e)
+	return writeProtocolView(c, http.StatusOK, &view)
 }
 
 // SearchResult is the JSON page of a browse or search.

@@ -46,17 +46,10 @@ func readBodyString(r io.Reader, size int64, scratch []byte) (string, error) {
 	}
 	var sb strings.Builder
 	sb.Grow(int(min(max(size, 0), resolveBodyHint)))
-	scratch = scratch[:cap(scratch)]
-	for {
-		n, err := r.Read(scratch)
-		sb.Write(scratch[:n])
-		if err == io.EOF {
-			return sb.String(), nil
-		}
-		if err != nil {
-			return "", err
-		}
+	if _, err := io.CopyBuffer(&sb, r, scratch[:cap(scratch)]); err != nil {
+		return "", err
 	}
+	return sb.String(), nil
 }
 
 // scanHashList reads the usual shape of a resolve request,

@@ -156,3 +156,26 @@ func TestResolveBadBodiesKeepTheirErrors(t *testing.T) {
 		}
 	}
 }
+
+// A body without a declared length (chunked) is still cut at the body
+// limit while it is read, and answered 413.
+func TestResolveChunkedBodyOverTheLimit(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := io.MultiReader(strings.NewReader(`{"hashes":["`), strings.NewReader(strings.Repeat("a", DefaultMaxBodyBytes)), strings.NewReader(`"]}`))
+	req, err := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/resolve", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if req.ContentLength != 0 && req.ContentLength != -1 {
+		t.Fatalf("the request declared a length (%d): the test needs a chunked body", req.ContentLength)
+	}
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413", resp.StatusCode)
+	}
+}
