@@ -34,9 +34,8 @@ type pipeline struct {
 	workers sync.WaitGroup
 	// writing is held shared by each write and exclusively by a retry
 	// (writeBatch).
-	writing   sync.RWMutex
-	collected chan struct{} // closed when the collector has finished
-	merged    chan struct{} // closed when the merger has finished
+	writing sync.RWMutex
+	merged  chan struct{} // closed when the merger has finished
 
 	rep Report // written by the merger only
 }
@@ -79,36 +78,25 @@ const (
 func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipeline {
 	ctx, stop := context.WithCancelCause(ctx)
 	p := &pipeline{
-		docs:      docs,
-		lim:       lim,
-		ctx:       ctx,
-		stop:      stop,
-		work:      make(chan *entry, lim.Workers),
-		order:     make(chan *entry, min(lim.Workers*entriesInFlight, maxEntriesInFlight)),
-		writes:    make(chan *batch),
-		settled:   make(chan *batch, lim.Writers+1),
-		collected: make(chan struct{}),
-		merged:    make(chan struct{}),
+		docs:    docs,
+		lim:     lim,
+		ctx:     ctx,
+		stop:    stop,
+		work:    make(chan *entry, lim.Workers),
+		order:   make(chan *entry, min(lim.Workers*entriesInFlight, maxEntriesInFlight)),
+		writes:  make(chan *batch),
+		settled: make(chan *batch, lim.Writers+1),
+		merged:  make(chan struct{}),
 	}
 	for range lim.Workers {
 		p.workers.Add(1)
 		go p.prepareEntries()
 	}
-	var writers sync.WaitGroup
 	for range lim.Writers {
-		writers.Add(1)
-		go func() {
-			defer writers.Done()
-			p.writeBatches()
-		}()
+		go p.writeBatches()
 	}
 	go p.collect()
 	go p.merge()
-	go func() {
-		<-p.collected
-		close(p.writes)
-		writers.Wait()
-	}()
 	return p
 }
 
@@ -192,7 +180,7 @@ func (e *entry) prepare(lim Limits) {
 // collect takes prepared entries back in entry order and cuts them into
 // batches of at most BatchDocuments documents and about BatchBytes bytes.
 func (p *pipeline) collect() {
-	defer close(p.collected)
+	defer close(p.writes)
 	defer close(p.settled)
 	b := newBatch()
 	// inBatch catches the same document twice in one batch, which PutMany
