@@ -44,6 +44,12 @@ func (s *Store) foldCounts(ctx context.Context) {
 	_, _ = s.pool.Exec(ctx, "SELECT fold_document_counts()")
 }
 
+// listedTagCounts sums each tag's count rows: the tags of listed entries
+// with their counts.
+const listedTagCounts = `SELECT tag, sum(n)::bigint AS listed
+	FROM document_counts, unnest(tags, tag_deltas) AS t (tag, n)
+	GROUP BY tag HAVING sum(n) > 0`
+
 // Tags counts listed entries per tag, most used first, ties by name.
 func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
 	if limit <= 0 {
@@ -52,9 +58,7 @@ func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
 	limit = min(limit, MaxTagsLimit)
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT tag, sum(n)::bigint
-		FROM document_counts, unnest(tags, tag_deltas) AS t (tag, n)
-		GROUP BY tag HAVING sum(n) > 0 ORDER BY sum(n) DESC, tag LIMIT $1`, limit)
+	rows, err := s.pool.Query(ctx, `SELECT tag, listed FROM (`+listedTagCounts+`) AS c ORDER BY listed DESC, tag LIMIT $1`, limit)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -75,8 +79,7 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	err := s.pool.QueryRow(ctx, `SELECT
 		(SELECT coalesce(sum(listed), 0)::bigint FROM document_counts),
 		(SELECT coalesce(sum(withdrawn), 0)::bigint FROM document_counts),
-		(SELECT count(*) FROM (SELECT FROM document_counts, unnest(tags, tag_deltas) AS t (tag, n)
-			GROUP BY tag HAVING sum(n) > 0) AS listed_tags)`).
+		(SELECT count(*) FROM (`+listedTagCounts+`) AS c)`).
 		Scan(&st.Documents, &st.Withdrawn, &st.Tags)
 	return st, mapErr(err)
 }

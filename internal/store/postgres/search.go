@@ -129,7 +129,7 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 			}
 			extra, order = ", "+nameKey, nameKey+", digest"
 		} else if hasCursor {
-			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+			b.afterNewestCursor(cur, curDigest)
 		}
 		// One row more than the page tells whether there is a next page.
 		rows, err := listRows(ctx, tx, q.Sort, b, extra, order, q.Limit+1, false)
@@ -139,6 +139,11 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 		return err
 	})
 	return page, mapErr(err)
+}
+
+// afterNewestCursor keeps the rows after the cursor in newest-first order.
+func (b *searchSQL) afterNewestCursor(cur store.Cursor, curDigest []byte) {
+	b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
 }
 
 func (b *searchSQL) filterTags(tags []string) {
@@ -178,7 +183,7 @@ func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []stri
 		b.match = append(b.match, "search @@ "+all)
 		b.filterTags(q.Tags)
 		if hasCursor && curTier == 0 {
-			b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+			b.afterNewestCursor(cur, curDigest)
 		}
 		got, err := listRows(ctx, tx, q.Sort, b, ", 0", newestOrder, want-len(rows), fewMatches)
 		if err != nil {
@@ -356,7 +361,7 @@ func walkTier(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, tie
 		match = "search @@ " + b.allQuery(terms)
 	}
 	if fromCursor {
-		b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
+		b.afterNewestCursor(cur, curDigest)
 	}
 	window := strings.Join(b.where, " AND ")
 	b.where = nil
@@ -398,13 +403,15 @@ func sortHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string
 	tiered := func(from string) string {
 		return "(SELECT " + entryColumns + ", search, " + fmt.Sprintf(tierExpr, any) + " AS tier FROM " + from + " OFFSET 0) AS hits"
 	}
+	headMatches := func() string {
+		return tiered("documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND "))
+	}
 	var from, where string
 	switch {
 	case len(terms) == 1:
-		from, where = tiered("documents WHERE "+strings.Join(append(b.where, "head @@ "+any), " AND ")), after
+		from, where = headMatches(), after
 	case driver == fromHead:
-		from = tiered("documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND "))
-		where = "CASE WHEN " + after + " THEN search @@ " + b.allQuery(terms) + " END"
+		from, where = headMatches(), "CASE WHEN "+after+" THEN search @@ "+b.allQuery(terms)+" END"
 	default:
 		matches := "(SELECT " + entryColumns + ", head, search FROM documents WHERE " +
 			strings.Join(append(b.where, "search @@ "+b.allQuery(terms)), " AND ") + " OFFSET 0) AS matches WHERE head @@ " + any
