@@ -46,9 +46,11 @@ func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []str
 		return Resolved{Document: doc, Origin: "cache"}, nil
 	}
 	var failures []string
-	fail := func(origin string, err error) {
-		failures = append(failures, fmt.Sprintf("%s: %s", origin, errText(err)))
-		r.log().Info("protocol source failed", "hash", d.Hex(), "source", origin, "err", err)
+	// The sender reads failures; the log gets the full cause. A registry is
+	// named by its place in the config, as its address may be internal.
+	fail := func(shown, logged string, err error) {
+		failures = append(failures, fmt.Sprintf("%s: %s", shown, errText(err)))
+		r.log().Info("protocol source failed", "hash", d.Hex(), "source", logged, "err", err)
 	}
 	max := r.MaxSources
 	if max <= 0 {
@@ -67,18 +69,18 @@ func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []str
 			err = r.accept(d, doc)
 		}
 		if err != nil {
-			fail(shortSource(src), err)
+			fail(shortSource(src), safehttp.RedactURL(shortSource(src)), err)
 			continue
 		}
 		return Resolved{Document: doc, Origin: shortSource(src)}, nil
 	}
-	for _, reg := range r.Registries {
+	for i, reg := range r.Registries {
 		if ctx.Err() != nil {
 			break
 		}
 		doc, err := r.fromRegistry(ctx, reg, d)
 		if err != nil {
-			fail("registry "+reg.Base, err)
+			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+safehttp.RedactURL(reg.Base), err)
 			continue
 		}
 		return Resolved{Document: doc, Origin: "registry " + reg.Base}, nil
@@ -124,7 +126,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.D
 	raw := reg.RawURL(d)
 	for _, t := range tried {
 		if t == raw {
-			return nil, fmt.Errorf("no registry source had a valid document")
+			return nil, apperr.New(apperr.NotFound, "protocol_not_found", "no registry source had a valid document")
 		}
 	}
 	doc, err := reg.Raw(ctx, d, r.maxBytes())
@@ -192,9 +194,12 @@ func shortSource(src string) string {
 	return src
 }
 
+// errText is what the sender is told about one failed source: a
+// classified error's message, never a raw Go error (those name local
+// addresses and the agent's DNS resolver).
 func errText(err error) string {
 	if e := apperr.As(err); e != nil {
 		return e.Message
 	}
-	return err.Error()
+	return "failed"
 }

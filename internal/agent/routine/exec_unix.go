@@ -61,17 +61,19 @@ func (e *Exec) Answer(ctx context.Context, req Request) (string, error) {
 		// Reap any process left in the group even after a normal exit.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	// The command line and what it printed on stderr are the operator's
+	// business: they go to the log, the sender gets the generic message.
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "", ErrTimeout.With(fmt.Sprintf("the routine %q did not answer within %s and was stopped", e.Command, timeout))
+		return "", ErrTimeout.With(fmt.Sprintf("the routine did not answer within %s and was stopped", timeout))
 	case stdout.overflow:
-		return "", ErrTooLarge.With(fmt.Sprintf("the routine %q printed more than %d bytes", e.Command, maxOut))
+		return "", ErrTooLarge.With(fmt.Sprintf("the routine printed more than %d bytes", maxOut))
 	case err != nil:
-		msg := fmt.Sprintf("the routine %q failed: %v", e.Command, err)
+		detail := fmt.Sprintf("%q: %v", e.Command, err)
 		if s := strings.TrimSpace(stderr.String()); s != "" {
-			msg += ": " + s
+			detail += ": " + s
 		}
-		return "", ErrCrashed.With(msg)
+		return "", failed(ErrCrashed, "%s", detail)
 	}
 	return stdout.String(), nil
 }

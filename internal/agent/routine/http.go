@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/agora-registry/registry/internal/agent/safehttp"
 )
 
 // HTTP forwards the request body to a URL the operator configured and
@@ -35,7 +37,7 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (string, error) {
 	defer cancel()
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader([]byte(req.Body)))
 	if err != nil {
-		return "", ErrCrashed.With("the http routine's URL is malformed")
+		return "", failed(ErrCrashed, "the http routine's URL %s is malformed", safehttp.RedactURL(h.URL))
 	}
 	if json.Valid([]byte(req.Body)) {
 		r.Header.Set("Content-Type", "application/json")
@@ -46,26 +48,29 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (string, error) {
 	if client == nil {
 		client = &http.Client{Transport: &http.Transport{Proxy: nil}}
 	}
+	// The URL is the operator's secret (it may carry a password or a key):
+	// the sender gets the sentinel's message, the log the redacted detail.
+	where := safehttp.RedactURL(h.URL)
 	resp, err := client.Do(r)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", ErrTimeout.With(fmt.Sprintf("the http routine at %s did not answer within %s", h.URL, timeout))
+			return "", ErrTimeout.With(fmt.Sprintf("the routine did not answer within %s", timeout))
 		}
-		return "", ErrCrashed.With(fmt.Sprintf("the http routine at %s failed: %v", h.URL, err))
+		return "", failed(ErrCrashed, "POST %s: %v", where, safehttp.Cause(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxResp)+1))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", ErrTimeout.With(fmt.Sprintf("the http routine at %s did not answer within %s", h.URL, timeout))
+			return "", ErrTimeout.With(fmt.Sprintf("the routine did not answer within %s", timeout))
 		}
-		return "", ErrCrashed.With(fmt.Sprintf("reading the http routine's answer failed: %v", err))
+		return "", failed(ErrCrashed, "reading the answer of POST %s: %v", where, safehttp.Cause(err))
 	}
 	if len(body) > maxResp {
-		return "", ErrTooLarge.With(fmt.Sprintf("the http routine at %s answered more than %d bytes", h.URL, maxResp))
+		return "", ErrTooLarge.With(fmt.Sprintf("the routine answered more than %d bytes", maxResp))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", ErrCrashed.With(fmt.Sprintf("the http routine at %s answered %s", h.URL, resp.Status))
+		return "", failed(ErrCrashed, "POST %s answered %s", where, resp.Status)
 	}
 	return string(body), nil
 }

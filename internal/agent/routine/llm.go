@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ func (l *LLM) Answer(ctx context.Context, req Request) (string, error) {
 
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(l.BaseURL, "/")+"/chat/completions", bytes.NewReader(payload))
 	if err != nil {
-		return "", ErrLLMFailed.With("the LLM base URL is malformed")
+		return "", failed(ErrLLMFailed, "the LLM base URL %s is malformed", safehttp.RedactURL(l.BaseURL))
 	}
 	r.Header.Set("Content-Type", "application/json")
 	if l.APIKey != "" {
@@ -78,15 +77,15 @@ func (l *LLM) Answer(ctx context.Context, req Request) (string, error) {
 	}
 	resp, err := client.Do(r)
 	if err != nil {
-		return "", ErrLLMFailed.With(fmt.Sprintf("the LLM did not answer: %v", err))
+		return "", failed(ErrLLMFailed, "POST %s: %v", safehttp.RedactURL(r.URL.String()), safehttp.Cause(err))
 	}
 	defer resp.Body.Close()
 	raw, err := safehttp.ReadLimited(resp.Body, maxResp)
 	if err != nil {
-		return "", ErrLLMFailed.With(fmt.Sprintf("reading the LLM's answer failed: %v", err))
+		return "", failed(ErrLLMFailed, "reading the LLM's answer: %v", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", ErrLLMFailed.With(fmt.Sprintf("the LLM answered %s", resp.Status))
+		return "", failed(ErrLLMFailed, "POST %s answered %s", safehttp.RedactURL(r.URL.String()), resp.Status)
 	}
 	var out struct {
 		Choices []struct {
@@ -94,7 +93,7 @@ func (l *LLM) Answer(ctx context.Context, req Request) (string, error) {
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || len(out.Choices) == 0 {
-		return "", ErrLLMFailed.With("the LLM's answer is not a chat completion")
+		return "", failed(ErrLLMFailed, "the answer of POST %s is not a chat completion", safehttp.RedactURL(r.URL.String()))
 	}
 	return out.Choices[0].Message.Content, nil
 }

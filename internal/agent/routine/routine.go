@@ -5,6 +5,7 @@ package routine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/agora-registry/registry/internal/apperr"
 )
@@ -47,3 +48,11 @@ var (
 	ErrNoLLM     = apperr.New(apperr.Unavailable, "no_llm", "no LLM configured: this agent answers only the protocols listed at /.wellknown")
 	ErrLLMFailed = apperr.New(apperr.Unavailable, "llm_failed", "the LLM did not answer")
 )
+
+// failed is sentinel with its generic message for the sender, the detail
+// kept as the cause: the agent logs it, the sender never sees it (it names
+// internal URLs, commands and what they printed). Redact credentials before
+// they reach the detail.
+func failed(sentinel *apperr.Error, format string, args ...any) error {
+	return apperr.Wrap(sentinel.Kind, sentinel.Code, sentinel.Message, fmt.Errorf(format, args...))
+}

@@ -155,7 +155,7 @@ func ReadLimited(r io.Reader, maxBytes int) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
 	if err != nil {
-		return nil, ErrUnreachable.With("reading the answer failed: " + err.Error())
+		return nil, apperr.Wrap(ErrUnreachable.Kind, ErrUnreachable.Code, "reading the answer failed: "+failureText(err), err)
 	}
 	if len(b) > maxBytes {
 		return nil, ErrTooLarge.With(fmt.Sprintf("the answer exceeds the limit of %d bytes", maxBytes))
@@ -164,15 +164,13 @@ func ReadLimited(r io.Reader, maxBytes int) ([]byte, error) {
 }
 
 // classify turns transport errors into classified ones, keeping our own.
+// The message says what kind of failure it was; the raw error stays in the
+// cause, for the agent's log only.
 func classify(err error) error {
 	if e := apperr.As(err); e != nil {
 		return e
 	}
-	var ue interface{ Timeout() bool }
-	if errors.As(err, &ue) && ue.Timeout() {
-		return ErrUnreachable.With("the fetch timed out")
-	}
-	return ErrUnreachable.With("the fetch failed: " + err.Error())
+	return apperr.Wrap(ErrUnreachable.Kind, ErrUnreachable.Code, failureText(err), Cause(err))
 }
 
 type allowList struct {
