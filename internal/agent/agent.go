@@ -25,6 +25,7 @@ type Agent struct {
 	unsupported map[protocol.Digest]bool
 	llm         *routine.LLM // nil when none is configured
 	convs       *Conversations
+	clients     *clientLimits
 	log         *slog.Logger
 }
 
@@ -58,7 +59,8 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		routines:    map[protocol.Digest]routine.Routine{},
 		advertised:  map[protocol.Digest][]string{},
 		unsupported: map[protocol.Digest]bool{},
-		convs:       NewConversations(cfg.Conversations.Max, cfg.Conversations.IdleExpiry, cfg.Conversations.MaxTurns),
+		convs:       NewConversations(cfg.Conversations),
+		clients:     newClientLimits(cfg.Limits),
 		log:         log,
 		resolver: &resolve.Resolver{Cache: cache, Fetcher: fetcher, MaxBytes: cfg.Limits.MaxDocumentBytes,
 			MaxSources: cfg.Limits.MaxSources, Log: log},
@@ -194,9 +196,9 @@ func (a *Agent) Supported() []protocol.Digest {
 // Handler is the agent's HTTP surface.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /{$}", a.handleTransaction)
-	mux.HandleFunc("POST /conversations/{id}", a.handleFollowUp)
-	mux.HandleFunc("DELETE /conversations/{id}", a.handleEnd)
+	mux.HandleFunc("POST /{$}", a.limitClients(a.handleTransaction))
+	mux.HandleFunc("POST /conversations/{id}", a.limitClients(a.handleFollowUp))
+	mux.HandleFunc("DELETE /conversations/{id}", a.limitClients(a.handleEnd))
 	mux.HandleFunc("GET /.wellknown", a.handleWellKnown)
 	mux.HandleFunc("GET /wellknown", a.handleWellKnown)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -50,13 +50,20 @@ type Limits struct {
 	FetchTimeout     time.Duration `yaml:"fetchTimeout"`     // one fetch incl. redirects; default 10s
 	MaxRedirects     int           `yaml:"maxRedirects"`     // default 3
 	RequestTimeout   time.Duration `yaml:"requestTimeout"`   // whole transaction; default 90s
+	// Per client (IPv4 address or IPv6 /64), checked before the body is read.
+	PerClientRate     float64 `yaml:"perClientRate"`     // transactions and follow-ups a second; default 20, negative: unlimited
+	PerClientBurst    int     `yaml:"perClientBurst"`    // default 40
+	PerClientInFlight int     `yaml:"perClientInFlight"` // requests in progress at once; default 4
 }
 
-// ConversationLimits bound multi-round state.
+// ConversationLimits bound multi-round state (conversation_budget.go).
 type ConversationLimits struct {
-	Max        int           `yaml:"max"`        // open at once; default 1000
-	IdleExpiry time.Duration `yaml:"idleExpiry"` // default 10m
-	MaxTurns   int           `yaml:"maxTurns"`   // history kept per conversation; default 50
+	Max             int           `yaml:"max"`             // open at once; default 1000
+	PerClient       int           `yaml:"perClient"`       // open at once per client address (IPv6: per /64); default 16
+	IdleExpiry      time.Duration `yaml:"idleExpiry"`      // default 10m
+	MaxTurns        int           `yaml:"maxTurns"`        // history kept per conversation; default 50
+	MaxHistoryBytes int           `yaml:"maxHistoryBytes"` // history kept per conversation; default 256 KiB, oldest turns dropped
+	MaxTotalBytes   int           `yaml:"maxTotalBytes"`   // documents and histories of all conversations; default 64 MiB
 }
 
 // LLMConfig points at an OpenAI-compatible endpoint; empty BaseURL means none.
@@ -110,6 +117,12 @@ const (
 	DefaultMaxConvs        = 1000
 	DefaultIdleExpiry      = 10 * time.Minute
 	DefaultMaxTurns        = 50
+	DefaultConvsPerClient  = 16
+	DefaultPerClientRate   = 20
+	DefaultPerClientBurst  = 40
+	DefaultPerClientFlight = 4
+	DefaultMaxHistoryBytes = 256 << 10
+	DefaultMaxConvBytes    = 64 << 20
 	DefaultLLMKeyEnv       = "AGENT_LLM_API_KEY"
 )
 
@@ -195,15 +208,16 @@ func (c Config) withDefaults() Config {
 	if c.Limits.RequestTimeout <= 0 {
 		c.Limits.RequestTimeout = DefaultRequestTimeout
 	}
-	if c.Conversations.Max <= 0 {
-		c.Conversations.Max = DefaultMaxConvs
+	if c.Limits.PerClientRate == 0 {
+		c.Limits.PerClientRate = DefaultPerClientRate
 	}
-	if c.Conversations.IdleExpiry <= 0 {
-		c.Conversations.IdleExpiry = DefaultIdleExpiry
+	if c.Limits.PerClientBurst <= 0 {
+		c.Limits.PerClientBurst = DefaultPerClientBurst
 	}
-	if c.Conversations.MaxTurns <= 0 {
-		c.Conversations.MaxTurns = DefaultMaxTurns
+	if c.Limits.PerClientInFlight <= 0 {
+		c.Limits.PerClientInFlight = DefaultPerClientFlight
 	}
+	c.Conversations = c.Conversations.withDefaults()
 	if c.LLM.APIKeyEnv == "" {
 		c.LLM.APIKeyEnv = DefaultLLMKeyEnv
 	}
@@ -211,6 +225,28 @@ func (c Config) withDefaults() Config {
 		c.Registries[i] = strings.TrimRight(r, "/")
 	}
 	return c
+}
+
+func (l ConversationLimits) withDefaults() ConversationLimits {
+	if l.Max <= 0 {
+		l.Max = DefaultMaxConvs
+	}
+	if l.PerClient <= 0 {
+		l.PerClient = DefaultConvsPerClient
+	}
+	if l.IdleExpiry <= 0 {
+		l.IdleExpiry = DefaultIdleExpiry
+	}
+	if l.MaxTurns <= 0 {
+		l.MaxTurns = DefaultMaxTurns
+	}
+	if l.MaxHistoryBytes <= 0 {
+		l.MaxHistoryBytes = DefaultMaxHistoryBytes
+	}
+	if l.MaxTotalBytes <= 0 {
+		l.MaxTotalBytes = DefaultMaxConvBytes
+	}
+	return l
 }
 
 // path resolves a path from the config file relative to its directory.

@@ -14,46 +14,56 @@ import (
 var (
 	ErrUnknownConversation = apperr.New(apperr.NotFound, "unknown_conversation", "no such conversation (it never existed, was ended, or expired)")
 	ErrTooManyConvs        = apperr.New(apperr.RateLimited, "too_many_conversations", "too many open conversations; try again later")
+	ErrClientConvQuota     = apperr.New(apperr.RateLimited, "client_conversation_quota", "your address has too many open conversations; end one (DELETE /conversations/{id}) or wait for one to expire")
+	ErrConvMemoryFull      = apperr.New(apperr.RateLimited, "conversation_memory_full", "the agent's memory for conversations is full; try again later")
 )
 
 // Conversation is one multi-round exchange: the routine chosen when it was
 // opened and the turns so far.
 type Conversation struct {
 	ID       string
-	request  routine.Request // protocol context; Body and History change per turn
+	request  routine.Request // protocol context; History changes per turn
 	routine  routine.Routine
 	turnMu   sync.Mutex // one turn at a time, so history stays in order
 	lastUsed time.Time  // guarded by Conversations.mu
+	client   string     // who opened it, for the per-client quota
+	bytes    int        // document and history held, guarded by Conversations.mu
 }
 
-// Conversations holds open conversations in memory with idle expiry and a
-// cap on their number.
+// Conversations holds open conversations in memory with idle expiry, a
+// cap on their number in all and per client, and a byte budget
+// (conversation_budget.go).
 type Conversations struct {
 	mu       sync.Mutex
 	byID     map[string]*Conversation
-	max      int
-	idle     time.Duration
-	maxTurns int
+	limits   ConversationLimits
+	bytes    int            // held by all conversations
+	byClient map[string]int // open conversations per client
 	now      func() time.Time
 }
 
-// NewConversations returns an empty store.
-func NewConversations(max int, idle time.Duration, maxTurns int) *Conversations {
-	return &Conversations{byID: map[string]*Conversation{}, max: max, idle: idle, maxTurns: maxTurns, now: time.Now}
+// NewConversations returns an empty store; zero limits take the defaults.
+func NewConversations(l ConversationLimits) *Conversations {
+	return &Conversations{byID: map[string]*Conversation{}, byClient: map[string]int{},
+		limits: l.withDefaults(), now: time.Now}
 }
 
-// Open starts a conversation.
-func (s *Conversations) Open(req routine.Request, r routine.Routine) (*Conversation, error) {
+// Open starts a conversation for client (see clientKey).
+func (s *Conversations) Open(client string, req routine.Request, r routine.Routine) (*Conversation, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	c := &Conversation{ID: hex.EncodeToString(b[:]), request: req, routine: r}
+	req.Body = "" // each turn brings its own; keeping the first would hold it for good
+	c := &Conversation{ID: hex.EncodeToString(b[:]), request: req, routine: r, client: client}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepLocked()
-	if len(s.byID) >= s.max {
+	if len(s.byID) >= s.limits.Max {
 		return nil, ErrTooManyConvs
+	}
+	if err := s.admitLocked(c); err != nil {
+		return nil, err
 	}
 	c.lastUsed = s.now()
 	s.byID[c.ID] = c
@@ -69,7 +79,7 @@ func (s *Conversations) Get(id string) (*Conversation, error) {
 		return nil, ErrUnknownConversation
 	}
 	if s.expiredLocked(c) {
-		delete(s.byID, id)
+		s.removeLocked(c)
 		return nil, ErrUnknownConversation
 	}
 	c.lastUsed = s.now()
@@ -81,8 +91,11 @@ func (s *Conversations) End(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.byID[id]
-	delete(s.byID, id)
-	if !ok || s.expiredLocked(c) {
+	if !ok {
+		return ErrUnknownConversation
+	}
+	s.removeLocked(c)
+	if s.expiredLocked(c) {
 		return ErrUnknownConversation
 	}
 	return nil
@@ -96,22 +109,13 @@ func (s *Conversations) Len() int {
 }
 
 func (s *Conversations) expiredLocked(c *Conversation) bool {
-	return s.now().Sub(c.lastUsed) > s.idle
+	return s.now().Sub(c.lastUsed) > s.limits.IdleExpiry
 }
 
 func (s *Conversations) sweepLocked() {
-	for id, c := range s.byID {
+	for _, c := range s.byID {
 		if s.expiredLocked(c) {
-			delete(s.byID, id)
+			s.removeLocked(c)
 		}
 	}
-}
-
-// record appends a turn, keeping at most maxTurns. Callers hold turnMu.
-func (s *Conversations) record(c *Conversation, body, answer string) {
-	h := append(c.request.History, routine.Turn{Request: body, Answer: answer})
-	if len(h) > s.maxTurns {
-		h = append([]routine.Turn(nil), h[len(h)-s.maxTurns:]...)
-	}
-	c.request.History = h
 }

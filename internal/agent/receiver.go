@@ -87,7 +87,7 @@ func (a *Agent) Handle(ctx context.Context, t Transaction) Answer {
 	if !t.Multiround {
 		return a.run(ctx, rt, req)
 	}
-	conv, err := a.convs.Open(req, rt)
+	conv, err := a.convs.Open(clientOf(ctx), req, rt)
 	if err != nil {
 		return failure(err)
 	}
@@ -141,7 +141,9 @@ func (a *Agent) turn(ctx context.Context, conv *Conversation, body string) Answe
 	req.Body = body
 	ans := a.run(ctx, conv.routine, req)
 	if ans.Status == StatusSuccess {
-		a.convs.record(conv, body, ans.Body)
+		if dropped := a.convs.record(conv, body, ans.Body); dropped > 0 {
+			a.log.Debug("conversation history trimmed to its budget", "conversation", conv.ID, "turns_dropped", dropped)
+		}
 	}
 	ans.ConversationID = conv.ID
 	return ans

@@ -163,31 +163,32 @@ func TestMultiroundOpenContinueDelete(t *testing.T) {
 }
 
 func TestConversationsExpireAndAreCapped(t *testing.T) {
-	s := NewConversations(2, time.Minute, 3)
+	s := NewConversations(ConversationLimits{Max: 2, IdleExpiry: time.Minute, MaxTurns: 3})
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return now }
-	c1, err := s.Open(routine.Request{}, routine.Weather{})
+	c1, err := s.Open("a", routine.Request{}, routine.Weather{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(routine.Request{}, routine.Weather{}); err != nil {
+	if _, err := s.Open("b", routine.Request{}, routine.Weather{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(routine.Request{}, routine.Weather{}); err != ErrTooManyConvs {
+	if _, err := s.Open("c", routine.Request{}, routine.Weather{}); err != ErrTooManyConvs {
 		t.Fatalf("third conversation: %v", err)
 	}
 	now = now.Add(2 * time.Minute)
 	if _, err := s.Get(c1.ID); err != ErrUnknownConversation {
 		t.Fatalf("expired conversation: %v", err)
 	}
-	if _, err := s.Open(routine.Request{}, routine.Weather{}); err != nil {
+	c3, err := s.Open("c", routine.Request{}, routine.Weather{})
+	if err != nil {
 		t.Fatalf("open after expiry: %v", err)
 	}
 	for i := 0; i < 5; i++ {
-		s.record(c1, "q", "a")
+		s.record(c3, "q", "a")
 	}
-	if len(c1.request.History) != 3 {
-		t.Fatalf("history not capped: %d", len(c1.request.History))
+	if len(c3.request.History) != 3 {
+		t.Fatalf("history not capped: %d", len(c3.request.History))
 	}
 }
 
