@@ -50,7 +50,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache, err := resolve.OpenCache(cfg.CacheDir, cfg.Limits.MaxDocumentBytes)
+	cache, err := resolve.OpenCache(cfg.CacheDir, cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxCacheBytes)
 	if err != nil {
 		return nil, err
 	}

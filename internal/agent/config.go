@@ -50,6 +50,7 @@ type Limits struct {
 	FetchTimeout     time.Duration `yaml:"fetchTimeout"`     // one fetch incl. redirects; default 10s
 	MaxRedirects     int           `yaml:"maxRedirects"`     // default 3
 	RequestTimeout   time.Duration `yaml:"requestTimeout"`   // whole transaction; default 90s
+	MaxCacheBytes    int           `yaml:"maxCacheBytes"`    // disk cache; default 64 MiB, least recently used evicted
 	// Per client (IPv4 address or IPv6 /64), checked before the body is read.
 	PerClientRate     float64 `yaml:"perClientRate"`     // transactions and follow-ups a second; default 20, negative: unlimited
 	PerClientBurst    int     `yaml:"perClientBurst"`    // default 40

@@ -117,14 +117,16 @@ func (a *Agent) prepare(ctx context.Context, t Transaction) (routine.Request, ro
 		return refuse(rejected(ErrExplicitlyUnsupported.With(fmt.Sprintf("protocol %s is explicitly unsupported by this agent", t.Hash.Hex()))))
 	}
 	var rt routine.Routine
+	resolve := a.resolver.Resolve
 	if r, ok := a.routines[t.Hash]; ok {
 		rt = r
 	} else if a.llm != nil {
-		rt = a.llm
+		// Anyone can mint new hashes: their documents are not cached.
+		rt, resolve = a.llm, a.resolver.ResolveTransient
 	} else {
 		return refuse(rejected(ErrUnsupported.With(fmt.Sprintf("protocol %s is not supported by this agent and no LLM is configured to read it", t.Hash.Hex()))))
 	}
-	doc, err := a.resolver.Resolve(ctx, t.Hash, t.Sources)
+	doc, err := resolve(ctx, t.Hash, t.Sources)
 	if err != nil {
 		return refuse(rejected(err))
 	}

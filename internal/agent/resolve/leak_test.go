@@ -29,7 +29,7 @@ func TestDNSFailureLeaksNoResolverAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := OpenCache(t.TempDir(), 0)
+	cache, err := OpenCache(t.TempDir(), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

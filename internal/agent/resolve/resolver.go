@@ -40,6 +40,16 @@ type Resolved struct {
 // each of sources in order, else from the registries. Whatever is fetched is
 // verified (with collision detection) and cached before use.
 func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []string) (Resolved, error) {
+	return r.resolve(ctx, d, sources, true)
+}
+
+// ResolveTransient is Resolve without caching what it fetches: for hashes
+// this agent has no routine for, which any sender can mint by the million.
+func (r *Resolver) ResolveTransient(ctx context.Context, d protocol.Digest, sources []string) (Resolved, error) {
+	return r.resolve(ctx, d, sources, false)
+}
+
+func (r *Resolver) resolve(ctx context.Context, d protocol.Digest, sources []string, keep bool) (Resolved, error) {
 	if doc, ok, err := r.Cache.Get(d); err != nil {
 		r.log().Warn("cache read failed", "hash", d.Hex(), "err", err)
 	} else if ok {
@@ -66,7 +76,7 @@ func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []str
 		}
 		doc, err := r.fetchSource(ctx, src)
 		if err == nil {
-			err = r.accept(d, doc)
+			err = r.accept(d, doc, keep)
 		}
 		if err != nil {
 			fail(shortSource(src), safehttp.RedactURL(shortSource(src)), err)
@@ -78,7 +88,7 @@ func (r *Resolver) Resolve(ctx context.Context, d protocol.Digest, sources []str
 		if ctx.Err() != nil {
 			break
 		}
-		doc, err := r.fromRegistry(ctx, reg, d)
+		doc, err := r.fromRegistry(ctx, reg, d, keep)
 		if err != nil {
 			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+safehttp.RedactURL(reg.Base), err)
 			continue
@@ -100,7 +110,7 @@ func (r *Resolver) fetchSource(ctx context.Context, src string) ([]byte, error) 
 
 // fromRegistry asks the batch-resolve API for sources, tries them, then the
 // registry's own raw URL.
-func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.Digest) ([]byte, error) {
+func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.Digest, keep bool) ([]byte, error) {
 	results, err := reg.Resolve(ctx, []protocol.Digest{d})
 	var tried []string
 	if err == nil {
@@ -117,7 +127,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.D
 				}
 				tried = append(tried, src)
 				doc, ferr := r.Fetcher.Get(ctx, src, r.maxBytes())
-				if ferr == nil && r.accept(d, doc) == nil {
+				if ferr == nil && r.accept(d, doc, keep) == nil {
 					return doc, nil
 				}
 			}
@@ -133,19 +143,22 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.D
 	if err != nil {
 		return nil, err
 	}
-	if err := r.accept(d, doc); err != nil {
+	if err := r.accept(d, doc, keep); err != nil {
 		return nil, err
 	}
 	return doc, nil
 }
 
-// accept verifies a candidate document and caches it.
-func (r *Resolver) accept(d protocol.Digest, doc []byte) error {
+// accept verifies a candidate document and, if keep, caches it.
+func (r *Resolver) accept(d protocol.Digest, doc []byte, keep bool) error {
 	if err := protocol.Validate(doc, r.MaxBytes); err != nil {
 		return err
 	}
 	if err := protocol.Verify(doc, d); err != nil {
 		return err
+	}
+	if !keep {
+		return nil
 	}
 	if err := r.Cache.Put(d, doc); err != nil {
 		r.log().Warn("cache write failed", "hash", d.Hex(), "err", err)
@@ -154,13 +167,13 @@ func (r *Resolver) accept(d protocol.Digest, doc []byte) error {
 }
 
 // Seed verifies and caches a document the operator supplied (a file named
-// in the config), returning its digest.
+// in the config), pinned so eviction never drops it, returning its digest.
 func (r *Resolver) Seed(doc []byte) (protocol.Digest, error) {
 	p, err := protocol.Prepare(doc, r.MaxBytes)
 	if err != nil {
 		return protocol.Digest{}, err
 	}
-	return p.Sums.SHA1, r.Cache.Put(p.Sums.SHA1, doc)
+	return p.Sums.SHA1, r.Cache.Pin(p.Sums.SHA1, doc)
 }
 
 func (r *Resolver) maxBytes() int {

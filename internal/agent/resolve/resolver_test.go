@@ -48,7 +48,7 @@ func newSource(t *testing.T, body string, status int) *source {
 
 func newResolver(t *testing.T, allow []string, regs ...string) *Resolver {
 	t.Helper()
-	cache, err := OpenCache(t.TempDir(), 0)
+	cache, err := OpenCache(t.TempDir(), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +139,11 @@ func TestCorruptedCacheFileIsRefetched(t *testing.T) {
 
 func TestCacheSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	c1, _ := OpenCache(dir, 0)
+	c1, _ := OpenCache(dir, 0, 0)
 	if err := c1.Put(digest, []byte(doc)); err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := OpenCache(dir, 0)
+	c2, _ := OpenCache(dir, 0, 0)
 	if b, ok, err := c2.Get(digest); !ok || err != nil || string(b) != doc {
 		t.Fatalf("reopened cache: %q %v %v", b, ok, err)
 	}
