@@ -202,3 +202,26 @@ func keys(m map[string]*clientEntry) []string {
 	}
 	return out
 }
+
+// TestRefusedRequestSpendsNoToken: a request refused by the rate limit
+// gives its reservation back, so a client that keeps knocking while
+// refused is served again as soon as its bucket refills.
+func TestRefusedRequestSpendsNoToken(t *testing.T) {
+	c := newClientLimits(Limits{PerClientRate: 1, PerClientBurst: 1, PerClientInFlight: 4})
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	release, err := c.acquire("a", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	for i := 1; i <= 5; i++ {
+		if _, err := c.acquire("a", now.Add(time.Duration(i)*10*time.Millisecond)); err == nil {
+			t.Fatalf("request %d within the second was admitted", i)
+		} else if !strings.Contains(err.Error(), "retry in") {
+			t.Fatalf("refusal %q does not say when to retry", err)
+		}
+	}
+	if _, err := c.acquire("a", now.Add(time.Second)); err != nil {
+		t.Fatalf("after the bucket refilled: %v (the refusals spent tokens)", err)
+	}
+}

@@ -2,7 +2,9 @@
 // processes on this machine under real faults (PostgreSQL restarted under
 // load, the registry killed with SIGKILL mid-write on SQLite) and a sustained
 // mixed load with a memory-leak check. The figures they log are the ones in
-// docs/RELIABILITY.md.
+// docs/RELIABILITY.md. TestAgentMemoryUnderOneHostileClient (agent_rss_test.go)
+// holds the agent's process to its memory bound; its figures are in
+// docs/SECURITY.md. It does not touch PostgreSQL.
 //
 // The tests run only with REGISTRY_TEST_FAULTS=1. The PostgreSQL restart
 // affects the whole local cluster, so run this package on its own, after
