@@ -22,8 +22,9 @@ type Conversation struct {
 	ID       string
 	request  routine.Request // protocol context; Body and History change per turn
 	routine  routine.Routine
-	turnMu   sync.Mutex // one turn at a time, so history stays in order
-	lastUsed time.Time  // guarded by Conversations.mu
+	protocol protocolRef // follow-ups must not change it
+	turnMu   sync.Mutex  // one turn at a time, so history stays in order
+	lastUsed time.Time   // guarded by Conversations.mu
 }
 
 // Conversations holds open conversations in memory with idle expiry and a
@@ -34,12 +35,14 @@ type Conversations struct {
 	max      int
 	idle     time.Duration
 	maxTurns int
+	expired  expiredIDs // recently expired ids, for a clear answer
 	now      func() time.Time
 }
 
 // NewConversations returns an empty store.
 func NewConversations(max int, idle time.Duration, maxTurns int) *Conversations {
-	return &Conversations{byID: map[string]*Conversation{}, max: max, idle: idle, maxTurns: maxTurns, now: time.Now}
+	return &Conversations{byID: map[string]*Conversation{}, max: max, idle: idle, maxTurns: maxTurns,
+		expired: expiredIDs{max: max}, now: time.Now}
 }
 
 // Open starts a conversation.
@@ -66,11 +69,11 @@ func (s *Conversations) Get(id string) (*Conversation, error) {
 	defer s.mu.Unlock()
 	c, ok := s.byID[id]
 	if !ok {
-		return nil, ErrUnknownConversation
+		return nil, s.goneLocked(id)
 	}
 	if s.expiredLocked(c) {
-		delete(s.byID, id)
-		return nil, ErrUnknownConversation
+		s.expireLocked(c)
+		return nil, ErrConversationExpired
 	}
 	c.lastUsed = s.now()
 	return c, nil
@@ -81,11 +84,36 @@ func (s *Conversations) End(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.byID[id]
-	delete(s.byID, id)
-	if !ok || s.expiredLocked(c) {
-		return ErrUnknownConversation
+	if !ok {
+		return s.goneLocked(id)
 	}
+	if s.expiredLocked(c) {
+		s.expireLocked(c)
+		return ErrConversationExpired
+	}
+	delete(s.byID, id)
 	return nil
+}
+
+// touch marks a conversation used now and returns when it will expire.
+func (s *Conversations) touch(c *Conversation) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.lastUsed = s.now()
+	return c.lastUsed.Add(s.idle)
+}
+
+// goneLocked explains an id that is not open.
+func (s *Conversations) goneLocked(id string) error {
+	if s.expired.has(id, s.now(), s.idle) {
+		return ErrConversationExpired
+	}
+	return ErrUnknownConversation
+}
+
+func (s *Conversations) expireLocked(c *Conversation) {
+	delete(s.byID, c.ID)
+	s.expired.add(c.ID, s.now())
 }
 
 // Len counts conversations, expired ones included until swept.
@@ -100,9 +128,9 @@ func (s *Conversations) expiredLocked(c *Conversation) bool {
 }
 
 func (s *Conversations) sweepLocked() {
-	for id, c := range s.byID {
+	for _, c := range s.byID {
 		if s.expiredLocked(c) {
-			delete(s.byID, id)
+			s.expireLocked(c)
 		}
 	}
 }
