@@ -272,8 +272,8 @@ func newRecordingTarget(t *testing.T, wellKnown map[string]string, reply string)
 // fakeRegistry answers the two registry calls `agent send` makes: batch
 // resolve and the raw document.
 func fakeRegistry(t *testing.T, doc []byte, d protocol.Digest) string {
-	var base string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var base string // set before the server starts, read by its handler
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/resolve":
 			w.Header().Set("Content-Type", "application/json")
@@ -287,8 +287,9 @@ func fakeRegistry(t *testing.T, doc []byte, d protocol.Digest) string {
 			http.NotFound(w, r)
 		}
 	}))
+	base = "http://" + srv.Listener.Addr().String()
+	srv.Start()
 	t.Cleanup(srv.Close)
-	base = srv.URL
 	return base
 }
 

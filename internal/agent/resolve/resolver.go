@@ -98,7 +98,7 @@ func (r *Resolver) fetchSource(ctx context.Context, d protocol.Digest, src strin
 		return datauri.Decode(src, r.maxBytes())
 	}
 	// Spec v0.2 lets a source hold the document's full text; it is used
-	// when it hashes to d (one SHA-1 of bytes the request already carried;
+	// when it hashes to d (one hashing of bytes the request already carried;
 	// accept then checks its size like any document's).
 	if protocol.Verify([]byte(src), d) == nil {
 		return []byte(src), nil
