@@ -242,6 +242,7 @@ func FuzzDecodeTransaction(f *testing.F) {
 	f.Add([]byte(`{"protocolHash": "qZk+NkcGgWq6PiVxeFDCbJzQ2J0=", "protocolSources": [], "body": "", "multiround": true}`))
 	f.Add([]byte(`{"protocolHash": null, "protocolSources": null, "body": "hi"}`))
 	f.Add([]byte(`{"protocolHash": "negotiation", "body": "x"}`))
+	f.Add([]byte(`{"protocolHash": null, "body": {"location": "London"}, "multiround": true, "x": [1]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		tr, err := DecodeTransaction(raw)
 		if err != nil {
