@@ -30,6 +30,7 @@ func send(args []string) error {
 	conversation := fs.String("conversation", "", "continue this conversation instead of starting a transaction")
 	end := fs.String("end", "", "end this conversation")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	hashSpelling := fs.String("hash-spelling", "", "write protocolHash as hex or base64 (default: as the target lists its hashes, else base64, the SDK's)")
 	var protocols, registries listFlag
 	fs.Var(&protocols, "protocol", "a protocol we implement: a document file or a hash, repeatable, in order of preference")
 	fs.Var(&registries, "registry", "registry base URL, repeatable (env AGENT_REGISTRIES)")
@@ -38,6 +39,10 @@ func send(args []string) error {
 	}
 	if *to == "" {
 		return errors.New("--to is required")
+	}
+	spelling, err := agent.ParseSpelling(*hashSpelling)
+	if err != nil {
+		return err
 	}
 	if len(registries) == 0 {
 		registries = splitEnvList(os.Getenv("AGENT_REGISTRIES"))
@@ -75,10 +80,10 @@ func send(args []string) error {
 	choice, err := agent.ChooseProtocol(wk, candidates, *task)
 	switch {
 	case err == nil:
-		hex := choice.Candidate.Digest.Hex()
-		tx.ProtocolHash = &hex
+		hash := agent.WireHash(wk, choice.Candidate.Digest, spelling)
+		tx.ProtocolHash = &hash
 		tx.ProtocolSources = agent.SourcesFor(ctx, choice.Candidate, regs, *publish)
-		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hex, choice.Candidate.Metadata.Title, choice.Reason)
+		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Metadata.Title, choice.Reason)
 	case *natural:
 		fmt.Fprintln(os.Stderr, "no protocol chosen: sending natural language")
 	default:

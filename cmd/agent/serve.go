@@ -20,8 +20,9 @@ func serve(args []string) error {
 	configPath := fs.String("config", os.Getenv("AGENT_CONFIG"), "YAML config file (env AGENT_CONFIG)")
 	cacheDir := fs.String("cache-dir", "", "protocol document cache directory (env AGENT_CACHE_DIR)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (env AGENT_LOG_LEVEL)")
-	var registries, allow listFlag
+	var registries, publicRegistries, allow listFlag
 	fs.Var(&registries, "registry", "registry base URL, repeatable (env AGENT_REGISTRIES, comma-separated)")
+	fs.Var(&publicRegistries, "public-registry", "the registries' public base URL for advertised sources, repeatable (env AGENT_PUBLIC_REGISTRIES; default: --registry)")
 	fs.Var(&allow, "allow", "host, host:port, IP or CIDR the fetcher may reach despite the SSRF guard, repeatable (env AGENT_ALLOW)")
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
@@ -48,6 +49,9 @@ func serve(args []string) error {
 	}
 	if len(registries) > 0 {
 		cfg.Registries = registries
+	}
+	if len(publicRegistries) > 0 {
+		cfg.PublicRegistries = publicRegistries
 	}
 	cfg.Allow = append(cfg.Allow, allow...)
 

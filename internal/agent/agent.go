@@ -36,6 +36,15 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if need := RequestBytesFor(cfg.Limits.MaxDocumentBytes); cfg.Limits.MaxRequestBytes < need {
+		log.Warn("limits.maxRequestBytes is below 3 × maxDocumentBytes + 64 KiB: documents near the size limit sent inline by the SDK (percent-encoded data: URI) will be refused",
+			"maxRequestBytes", cfg.Limits.MaxRequestBytes, "needed", need)
+	}
+	for _, r := range cfg.PublicRegistries {
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("public registry %q is not an http(s) URL", r)
+		}
+	}
 	allow := append([]string(nil), cfg.Allow...)
 	for _, r := range cfg.Registries {
 		u, err := url.Parse(r)
@@ -132,8 +141,8 @@ func (a *Agent) addProtocol(p ProtocolConfig) error {
 	a.routines[d] = r
 	sources := append([]string(nil), p.Sources...)
 	if len(sources) == 0 {
-		for _, reg := range a.resolver.Registries {
-			sources = append(sources, reg.RawURL(d))
+		for _, base := range a.publicRegistries() {
+			sources = append(sources, (&resolve.Registry{Base: base}).RawURL(d))
 		}
 	}
 	if len(sources) == 0 && doc != nil {
@@ -199,8 +208,9 @@ func (a *Agent) Handler() http.Handler {
 	mux.HandleFunc("POST /{$}", a.limitClients(a.handleTransaction))
 	mux.HandleFunc("POST /conversations/{id}", a.limitClients(a.handleFollowUp))
 	mux.HandleFunc("DELETE /conversations/{id}", a.limitClients(a.handleEnd))
-	mux.HandleFunc("GET /.wellknown", a.handleWellKnown)
-	mux.HandleFunc("GET /wellknown", a.handleWellKnown)
+	mux.HandleFunc("GET /.wellknown", a.serveWellKnown(a.WellKnown))
+	mux.HandleFunc("GET /wellknown", a.serveWellKnown(a.StrictWellKnown))
+	mux.HandleFunc("GET /.well-known/agora", a.serveWellKnown(a.StructuredWellKnown))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))

@@ -16,12 +16,14 @@ const (
 
 // Answer is the agent's reply. Body is always present (the SDK's sender
 // raises on a missing body); Error and Code explain failure and rejected.
+// ConversationExpires (Unix seconds, spec v0.2) goes with ConversationID.
 type Answer struct {
-	Status         string `json:"status"`
-	Body           string `json:"body"`
-	Error          string `json:"error,omitempty"`
-	Code           string `json:"code,omitempty"`
-	ConversationID string `json:"conversationId,omitempty"`
+	Status              string `json:"status"`
+	Body                string `json:"body"`
+	Error               string `json:"error,omitempty"`
+	Code                string `json:"code,omitempty"`
+	ConversationID      string `json:"conversationId,omitempty"`
+	ConversationExpires int64  `json:"conversationExpires,omitempty"`
 }
 
 func success(body string) Answer { return Answer{Status: StatusSuccess, Body: body} }
@@ -37,6 +39,9 @@ func withError(status string, err error) Answer {
 	} else {
 		a.Error, a.Code = err.Error(), "internal"
 	}
+	// The SDK's transporter keeps only status and body, so the human text
+	// goes in body too; spec v0.2 readers find it in error.
+	a.Body = a.Error
 	return a
 }
 

@@ -31,6 +31,10 @@ type Config struct {
 	// and used for the sources this agent advertises. Their host:port is
 	// added to the fetch allow-list automatically.
 	Registries []string `yaml:"registries"`
+	// PublicRegistries are the same registries' public base URLs, used in
+	// advertised sources, which whoever reads them must be able to reach;
+	// empty means Registries.
+	PublicRegistries []string `yaml:"publicRegistries"`
 	// Allow opens the SSRF guard: CIDRs, IPs, host names or host:port.
 	Allow         []string           `yaml:"allow"`
 	Limits        Limits             `yaml:"limits"`
@@ -44,7 +48,7 @@ type Config struct {
 
 // Limits bound everything the agent does on behalf of a stranger.
 type Limits struct {
-	MaxRequestBytes  int           `yaml:"maxRequestBytes"`  // request body; default 1 MiB
+	MaxRequestBytes  int           `yaml:"maxRequestBytes"`  // request body; default RequestBytesFor(MaxDocumentBytes)
 	MaxDocumentBytes int           `yaml:"maxDocumentBytes"` // protocol document; default 1 MiB
 	MaxSources       int           `yaml:"maxSources"`       // sources tried per request; default 8
 	FetchTimeout     time.Duration `yaml:"fetchTimeout"`     // one fetch incl. redirects; default 10s
@@ -113,7 +117,7 @@ const (
 	DefaultAddr            = "127.0.0.1:8081"
 	DefaultName            = "agora-agent"
 	DefaultCacheDir        = "agent-cache"
-	DefaultMaxRequestBytes = 1 << 20
+	DefaultMaxRequestBytes = 3*protocol.DefaultMaxDocumentBytes + RequestEnvelopeBytes
 	DefaultRequestTimeout  = 90 * time.Second
 	DefaultMaxConvs        = 1000
 	DefaultIdleExpiry      = 10 * time.Minute
@@ -126,6 +130,16 @@ const (
 	DefaultMaxConvBytes    = 64 << 20
 	DefaultLLMKeyEnv       = "AGENT_LLM_API_KEY"
 )
+
+// RequestEnvelopeBytes is what a transaction may carry beside one inlined
+// protocol document: keys, hash, body and further sources.
+const RequestEnvelopeBytes = 64 << 10
+
+// RequestBytesFor is the request limit that lets a document of maxDocument
+// bytes travel inline the way the SDK sends it: percent-encoded in a data:
+// URI, where every byte outside A-Z a-z 0-9 _.-~/ becomes three characters
+// (3x at worst, about 2.5x for typical Markdown), plus the envelope.
+func RequestBytesFor(maxDocument int) int { return 3*maxDocument + RequestEnvelopeBytes }
 
 // LoadConfig reads a YAML config file; unknown keys are an error, so typos
 // do not silently change behaviour.
@@ -166,6 +180,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("AGENT_CACHE_DIR", &c.CacheDir)
 	set("AGENT_LOG_LEVEL", &c.LogLevel)
 	list("AGENT_REGISTRIES", &c.Registries)
+	list("AGENT_PUBLIC_REGISTRIES", &c.PublicRegistries)
 	list("AGENT_ALLOW", &c.Allow)
 	set("AGENT_LLM_BASE_URL", &c.LLM.BaseURL)
 	set("AGENT_LLM_MODEL", &c.LLM.Model)
@@ -200,11 +215,11 @@ func (c Config) withDefaults() Config {
 	if c.CacheDir == "" {
 		c.CacheDir = DefaultCacheDir
 	}
-	if c.Limits.MaxRequestBytes <= 0 {
-		c.Limits.MaxRequestBytes = DefaultMaxRequestBytes
-	}
 	if c.Limits.MaxDocumentBytes <= 0 {
 		c.Limits.MaxDocumentBytes = protocol.DefaultMaxDocumentBytes
+	}
+	if c.Limits.MaxRequestBytes <= 0 {
+		c.Limits.MaxRequestBytes = RequestBytesFor(c.Limits.MaxDocumentBytes)
 	}
 	if c.Limits.RequestTimeout <= 0 {
 		c.Limits.RequestTimeout = DefaultRequestTimeout
@@ -224,6 +239,9 @@ func (c Config) withDefaults() Config {
 	}
 	for i, r := range c.Registries {
 		c.Registries[i] = strings.TrimRight(r, "/")
+	}
+	for i, r := range c.PublicRegistries {
+		c.PublicRegistries[i] = strings.TrimRight(r, "/")
 	}
 	return c
 }

@@ -116,7 +116,7 @@ func TestConversationBudgetCounts(t *testing.T) {
 		t.Fatalf("a turn recorded after End was charged: %d bytes", s.Bytes())
 	}
 	now = now.Add(2 * time.Minute)
-	if _, err := s.Get(c2.ID); err != ErrUnknownConversation {
+	if _, err := s.Get(c2.ID); err != ErrConversationExpired {
 		t.Fatal(err)
 	}
 	if _, err := s.Open("e", routine.Request{}, routine.Weather{}); err != nil {

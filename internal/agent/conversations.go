@@ -24,10 +24,11 @@ type Conversation struct {
 	ID       string
 	request  routine.Request // protocol context; History changes per turn
 	routine  routine.Routine
-	turnMu   sync.Mutex // one turn at a time, so history stays in order
-	lastUsed time.Time  // guarded by Conversations.mu
-	client   string     // who opened it, for the per-client quota
-	bytes    int        // document and history held, guarded by Conversations.mu
+	protocol protocolRef // follow-ups must not change it
+	turnMu   sync.Mutex  // one turn at a time, so history stays in order
+	lastUsed time.Time   // guarded by Conversations.mu
+	client   string      // who opened it, for the per-client quota
+	bytes    int         // document and history held, guarded by Conversations.mu
 }
 
 // Conversations holds open conversations in memory with idle expiry, a
@@ -39,13 +40,15 @@ type Conversations struct {
 	limits   ConversationLimits
 	bytes    int            // held by all conversations
 	byClient map[string]int // open conversations per client
+	expired  expiredIDs     // recently expired ids, for a clear answer
 	now      func() time.Time
 }
 
 // NewConversations returns an empty store; zero limits take the defaults.
 func NewConversations(l ConversationLimits) *Conversations {
+	l = l.withDefaults()
 	return &Conversations{byID: map[string]*Conversation{}, byClient: map[string]int{},
-		limits: l.withDefaults(), now: time.Now}
+		limits: l, expired: expiredIDs{max: l.Max}, now: time.Now}
 }
 
 // Open starts a conversation for client (see clientKey).
@@ -76,11 +79,11 @@ func (s *Conversations) Get(id string) (*Conversation, error) {
 	defer s.mu.Unlock()
 	c, ok := s.byID[id]
 	if !ok {
-		return nil, ErrUnknownConversation
+		return nil, s.goneLocked(id)
 	}
 	if s.expiredLocked(c) {
-		s.removeLocked(c)
-		return nil, ErrUnknownConversation
+		s.expireLocked(c)
+		return nil, ErrConversationExpired
 	}
 	c.lastUsed = s.now()
 	return c, nil
@@ -92,13 +95,36 @@ func (s *Conversations) End(id string) error {
 	defer s.mu.Unlock()
 	c, ok := s.byID[id]
 	if !ok {
-		return ErrUnknownConversation
+		return s.goneLocked(id)
+	}
+	if s.expiredLocked(c) {
+		s.expireLocked(c)
+		return ErrConversationExpired
 	}
 	s.removeLocked(c)
-	if s.expiredLocked(c) {
-		return ErrUnknownConversation
-	}
 	return nil
+}
+
+// touch marks a conversation used now and returns when it will expire.
+func (s *Conversations) touch(c *Conversation) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.lastUsed = s.now()
+	return c.lastUsed.Add(s.limits.IdleExpiry)
+}
+
+// goneLocked explains an id that is not open.
+func (s *Conversations) goneLocked(id string) error {
+	if s.expired.has(id, s.now(), s.limits.IdleExpiry) {
+		return ErrConversationExpired
+	}
+	return ErrUnknownConversation
+}
+
+// expireLocked forgets an expired conversation, remembering its id.
+func (s *Conversations) expireLocked(c *Conversation) {
+	s.removeLocked(c)
+	s.expired.add(c.ID, s.now())
 }
 
 // Len counts conversations, expired ones included until swept.
@@ -115,7 +141,7 @@ func (s *Conversations) expiredLocked(c *Conversation) bool {
 func (s *Conversations) sweepLocked() {
 	for _, c := range s.byID {
 		if s.expiredLocked(c) {
-			s.removeLocked(c)
+			s.expireLocked(c)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (a *Agent) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := DecodeTransaction(raw)
 	if err != nil {
-		writeAnswer(w, rejected(err))
+		writeAnswer(w, a.refuse(t, rejected(err)))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.Limits.RequestTimeout)
@@ -35,9 +35,9 @@ func (a *Agent) handleTransaction(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Agent) handleFollowUp(w http.ResponseWriter, r *http.Request) {
-	conv, err := a.convs.Get(r.PathValue("id"))
+	conv, err := a.lookupConversation(r.PathValue("id"))
 	if err != nil {
-		writeAnswer(w, rejected(err))
+		writeAnswer(w, conversationGone(err))
 		return
 	}
 	raw, err := a.readBody(w, r)
@@ -45,23 +45,45 @@ func (a *Agent) handleFollowUp(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, rejected(err))
 		return
 	}
-	body, err := DecodeFollowUp(raw)
+	f, err := DecodeFollowUp(raw)
+	if err == nil {
+		err = conv.protocol.sameProtocol(f.ProtocolHash)
+	}
 	if err != nil {
 		writeAnswer(w, rejected(err))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.Limits.RequestTimeout)
 	defer cancel()
-	writeAnswer(w, a.turn(ctx, conv, body))
+	writeAnswer(w, a.turn(ctx, conv, f.Body))
 }
 
 func (a *Agent) handleEnd(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := a.convs.End(id); err != nil {
-		writeAnswer(w, rejected(err))
-		return
+	// A conversation closed at birth has nothing left to end.
+	if !isClosedConversationID(id) {
+		if err := a.convs.End(id); err != nil {
+			writeAnswer(w, conversationGone(err))
+			return
+		}
 	}
 	writeAnswer(w, Answer{Status: StatusSuccess, Body: "", ConversationID: id})
+}
+
+func (a *Agent) lookupConversation(id string) (*Conversation, error) {
+	if isClosedConversationID(id) {
+		return nil, ErrConversationClosed
+	}
+	return a.convs.Get(id)
+}
+
+// conversationGone answers for a conversation that is not open: an expired
+// one is a failure ("Conversation expired", spec v0.2), the rest rejected.
+func conversationGone(err error) Answer {
+	if errors.Is(err, ErrConversationExpired) {
+		return failure(err)
+	}
+	return rejected(err)
 }
 
 // readBody reads a request body up to the configured limit.
@@ -82,16 +104,27 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 func (a *Agent) Handle(ctx context.Context, t Transaction) Answer {
 	req, rt, refusal := a.prepare(ctx, t)
 	if refusal != nil {
-		return *refusal
+		return a.refuse(t, *refusal)
 	}
 	if !t.Multiround {
 		return a.run(ctx, rt, req)
 	}
 	conv, err := a.convs.Open(clientOf(ctx), req, rt)
 	if err != nil {
-		return failure(err)
+		return a.refuse(t, failure(err))
 	}
+	conv.protocol = t.protocolRef() // before its id is known to anyone
 	return a.turn(ctx, conv, t.Body)
+}
+
+// refuse answers a refused request; a multi-round one gets the id of a
+// conversation that is already closed, since the SDK's sender gives up on
+// a first multi-round reply without conversationId.
+func (a *Agent) refuse(t Transaction, ans Answer) Answer {
+	if !t.Multiround {
+		return ans
+	}
+	return closedAnswer(ans, a.convs.now())
 }
 
 // prepare picks the routine and obtains the protocol document, or returns
@@ -148,6 +181,7 @@ func (a *Agent) turn(ctx context.Context, conv *Conversation, body string) Answe
 		}
 	}
 	ans.ConversationID = conv.ID
+	ans.ConversationExpires = a.convs.touch(conv).Unix()
 	return ans
 }
 

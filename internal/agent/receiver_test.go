@@ -177,7 +177,7 @@ func TestConversationsExpireAndAreCapped(t *testing.T) {
 		t.Fatalf("third conversation: %v", err)
 	}
 	now = now.Add(2 * time.Minute)
-	if _, err := s.Get(c1.ID); err != ErrUnknownConversation {
+	if _, err := s.Get(c1.ID); err != ErrConversationExpired {
 		t.Fatalf("expired conversation: %v", err)
 	}
 	c3, err := s.Open("c", routine.Request{}, routine.Weather{})
@@ -218,7 +218,8 @@ func TestBadRequestsGetClearAnswers(t *testing.T) {
 		"bad hash":       {`{"protocolHash": "a1b2c3d4e5f6g7h8i9j0", "protocolSources": [], "body": "x"}`, "malformed_hash"},
 		"sources string": {`{"protocolHash": null, "protocolSources": "http://x", "body": "x"}`, "wrong_type"},
 		"sources ints":   {`{"protocolHash": null, "protocolSources": [1], "body": "x"}`, "wrong_type"},
-		"body object":    {`{"protocolHash": null, "body": {"a": 1}}`, "wrong_type"},
+		"body array":     {`{"protocolHash": null, "body": [{"a": 1}]}`, "wrong_type"},
+		"body number":    {`{"protocolHash": null, "body": 5}`, "wrong_type"},
 		"no body":        {`{"protocolHash": null}`, "missing_body"},
 		"multiround str": {`{"protocolHash": null, "body": "x", "multiround": "yes"}`, "wrong_type"},
 		"oversize":       {`{"body": "` + strings.Repeat("x", 5000) + `"}`, "request_too_large"},
@@ -242,6 +243,7 @@ func FuzzDecodeTransaction(f *testing.F) {
 	f.Add([]byte(`{"protocolHash": "qZk+NkcGgWq6PiVxeFDCbJzQ2J0=", "protocolSources": [], "body": "", "multiround": true}`))
 	f.Add([]byte(`{"protocolHash": null, "protocolSources": null, "body": "hi"}`))
 	f.Add([]byte(`{"protocolHash": "negotiation", "body": "x"}`))
+	f.Add([]byte(`{"protocolHash": null, "body": {"location": "London"}, "multiround": true, "x": [1]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		tr, err := DecodeTransaction(raw)
 		if err != nil {

@@ -20,69 +20,6 @@ import (
 // maxReplyBytes bounds what a sender reads from a target.
 const maxReplyBytes = 4 << 20
 
-// WellKnownInfo is what a target says it supports.
-type WellKnownInfo struct {
-	Supported   map[protocol.Digest][]string
-	Unsupported map[protocol.Digest]bool
-	Meta        json.RawMessage
-	URL         string // where it was read
-}
-
-// FetchWellKnown reads target's /.wellknown, falling back to /wellknown
-// (spec v0.2's spelling). Keys that are not hashes are skipped, except the
-// reserved _unsupported and _meta.
-func FetchWellKnown(ctx context.Context, client *http.Client, target string) (WellKnownInfo, error) {
-	var firstErr error
-	for _, path := range []string{"/.wellknown", "/wellknown"} {
-		u := strings.TrimRight(target, "/") + path
-		raw, err := getJSON(ctx, client, u)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		info, err := parseWellKnown(raw)
-		if err != nil {
-			return info, fmt.Errorf("%s: %w", u, err)
-		}
-		info.URL = u
-		return info, nil
-	}
-	return WellKnownInfo{}, fmt.Errorf("reading the well-known list of %s: %w", target, firstErr)
-}
-
-func parseWellKnown(raw []byte) (WellKnownInfo, error) {
-	info := WellKnownInfo{Supported: map[protocol.Digest][]string{}, Unsupported: map[protocol.Digest]bool{}}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return info, fmt.Errorf("not a JSON object: %w", err)
-	}
-	for k, v := range fields {
-		switch k {
-		case "_meta":
-			info.Meta = v
-		case "_unsupported":
-			var hashes []string
-			_ = json.Unmarshal(v, &hashes)
-			for _, h := range hashes {
-				if d, err := protocol.ParseDigest(h); err == nil {
-					info.Unsupported[d] = true
-				}
-			}
-		default:
-			d, err := protocol.ParseDigest(k)
-			if err != nil {
-				continue
-			}
-			var sources []string
-			_ = json.Unmarshal(v, &sources)
-			info.Supported[d] = sources
-		}
-	}
-	return info, nil
-}
-
 func getJSON(ctx context.Context, client *http.Client, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -27,7 +27,7 @@ type Transaction struct {
 var (
 	ErrMalformedJSON = apperr.New(apperr.Invalid, "malformed_json", "the request is not a JSON object")
 	ErrWrongType     = apperr.New(apperr.Invalid, "wrong_type", "a field has the wrong type")
-	ErrMissingBody   = apperr.New(apperr.Invalid, "missing_body", `the request has no "body" string`)
+	ErrMissingBody   = apperr.New(apperr.Invalid, "missing_body", `the request has no "body" (a string or a JSON object)`)
 	ErrTooLarge      = apperr.New(apperr.TooLarge, "request_too_large", "the request is too large")
 	ErrTooManySrc    = apperr.New(apperr.Invalid, "too_many_sources", "too many protocolSources")
 )
@@ -38,13 +38,20 @@ const maxSourcesInRequest = 64
 
 // DecodeTransaction reads an Agora request. It accepts what real senders
 // send: the hash in hex or Base64, null, or "negotiation"; sources null, []
-// or a list of strings. Unknown fields are ignored. Wrong types get an error
-// naming the field.
+// or a list of strings; body a string or a JSON object (spec v0.2). Unknown
+// fields are ignored. Wrong types get an error naming the field. Multiround
+// is read first, so a refused request still says whether it asked for a
+// conversation.
 func DecodeTransaction(raw []byte) (Transaction, error) {
 	var t Transaction
 	fields, err := decodeObject(raw)
 	if err != nil {
 		return t, err
+	}
+	if v, ok := fields["multiround"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &t.Multiround); err != nil {
+			return t, ErrWrongType.With(`"multiround" must be true or false`)
+		}
 	}
 	hash, err := optionalString(fields, "protocolHash")
 	if err != nil {
@@ -71,37 +78,27 @@ func DecodeTransaction(raw []byte) (Transaction, error) {
 			return t, ErrTooManySrc.With(fmt.Sprintf(`"protocolSources" has %d entries; at most %d are accepted`, len(t.Sources), maxSourcesInRequest))
 		}
 	}
-	body, err := optionalString(fields, "body")
-	if err != nil {
+	if t.Body, err = bodyText(fields); err != nil {
 		return t, err
-	}
-	if body == nil {
-		return t, ErrMissingBody
-	}
-	t.Body = *body
-	if v, ok := fields["multiround"]; ok && !isNull(v) {
-		if err := json.Unmarshal(v, &t.Multiround); err != nil {
-			return t, ErrWrongType.With(`"multiround" must be true or false`)
-		}
 	}
 	return t, nil
 }
 
-// DecodeFollowUp reads a multi-round follow-up: an object with a "body"
-// string (other fields, such as a repeated protocolHash, are ignored).
-func DecodeFollowUp(raw []byte) (string, error) {
-	fields, err := decodeObject(raw)
-	if err != nil {
-		return "", err
-	}
-	body, err := optionalString(fields, "body")
-	if err != nil {
-		return "", err
-	}
-	if body == nil {
+// bodyText reads "body": a string as it is, a JSON object as its JSON text.
+func bodyText(fields map[string]json.RawMessage) (string, error) {
+	v, ok := fields["body"]
+	if !ok || isNull(v) {
 		return "", ErrMissingBody
 	}
-	return *body, nil
+	v = bytes.TrimSpace(v)
+	if len(v) > 0 && v[0] == '{' {
+		return string(v), nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", ErrWrongType.With(`"body" must be a string or a JSON object`)
+	}
+	return s, nil
 }
 
 func decodeObject(raw []byte) (map[string]json.RawMessage, error) {

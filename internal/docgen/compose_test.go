@@ -171,7 +171,9 @@ func TestComposeAgentConfig(t *testing.T) {
 	}
 	env := s.Environment
 	env["AGENT_CACHE_DIR"] = t.TempDir() // /cache is a volume in the container
-	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+	// Compose substitutes ${NAME:-default}; with NAME unset, the default.
+	unset := func(ref string) string { _, def, _ := strings.Cut(ref, ":-"); return def }
+	if err := cfg.ApplyEnv(func(k string) string { return os.Expand(env[k], unset) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {

@@ -74,7 +74,7 @@ func (r *Resolver) resolve(ctx context.Context, d protocol.Digest, sources []str
 		if ctx.Err() != nil {
 			break
 		}
-		doc, err := r.fetchSource(ctx, src)
+		doc, err := r.fetchSource(ctx, d, src)
 		if err == nil {
 			err = r.accept(d, doc, keep)
 		}
@@ -101,11 +101,31 @@ func (r *Resolver) resolve(ctx context.Context, d protocol.Digest, sources []str
 	return Resolved{}, ErrUnresolvable.With(fmt.Sprintf("protocol %s could not be obtained (%s)", d.Hex(), strings.Join(failures, "; ")))
 }
 
-func (r *Resolver) fetchSource(ctx context.Context, src string) ([]byte, error) {
+// ErrNotASource refuses a source that is no http(s) URL, no data: URI and
+// not the document's own text.
+var ErrNotASource = apperr.New(apperr.Invalid, "not_a_source", "neither an http(s) URL, a data: URI, nor the protocol document's text (its SHA-1 differs)")
+
+func (r *Resolver) fetchSource(ctx context.Context, d protocol.Digest, src string) ([]byte, error) {
 	if datauri.IsDataURI(src) {
 		return datauri.Decode(src, r.maxBytes())
 	}
+	// Spec v0.2 lets a source hold the document's full text; it is used
+	// when it hashes to d (one hashing of bytes the request already carried;
+	// accept then checks its size like any document's).
+	if protocol.Verify([]byte(src), d) == nil {
+		return []byte(src), nil
+	}
+	if isInlineText(src) {
+		return nil, ErrNotASource
+	}
 	return r.Fetcher.Get(ctx, src, r.maxBytes())
+}
+
+// isInlineText tells document text from a URL: a URL has a scheme and no
+// line break or space.
+func isInlineText(src string) bool {
+	scheme, _, ok := strings.Cut(src, ":")
+	return !ok || strings.ContainsAny(src, "\n\r\t ") || strings.ContainsAny(scheme, "/#?")
 }
 
 // fromRegistry asks the batch-resolve API for sources, tries them, then the
@@ -200,6 +220,9 @@ func (r *Resolver) log() *slog.Logger {
 func shortSource(src string) string {
 	if datauri.IsDataURI(src) {
 		return "data: URI"
+	}
+	if isInlineText(src) {
+		return "inline text"
 	}
 	if len(src) > 200 {
 		return src[:200] + "…"
