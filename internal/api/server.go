@@ -51,9 +51,13 @@ type Config struct {
 	// MaxHeavyRequests bounds concurrent heavy requests (search, batch
 	// resolve); 0: DefaultHeavyPerCPU × GOMAXPROCS. A request finding every
 	// slot taken waits up to HeavyQueueWait (0: DefaultHeavyQueueWait),
-	// then gets 503 with Retry-After.
+	// then gets 503 with Retry-After; a client's second heavy request waits
+	// as long for its first, then gets 429. HeavyWriteStall (0:
+	// DefaultHeavyWriteStall) is how long a client may take to accept each
+	// 64 KiB of a heavy answer before its connection is dropped.
 	MaxHeavyRequests int
 	HeavyQueueWait   time.Duration
+	HeavyWriteStall  time.Duration
 }
 
 // Defaults of Config.
@@ -67,6 +71,7 @@ const (
 	DefaultMaxHeaderBytes    = 64 << 10
 	DefaultHeavyPerCPU       = 2
 	DefaultHeavyQueueWait    = 250 * time.Millisecond
+	DefaultHeavyWriteStall   = 5 * time.Second
 )
 
 // Server is the registry's HTTP server.
@@ -110,7 +115,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
-	s.heavy = newHeavyGate(cfg.MaxHeavyRequests, cfg.HeavyQueueWait)
+	s.heavy = newHeavyGate(cfg.MaxHeavyRequests, cfg.HeavyQueueWait, cfg.HeavyWriteStall, cfg.WriteTimeout)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
@@ -148,6 +153,7 @@ func withDefaults(c Config) Config {
 		c.MaxHeavyRequests = DefaultHeavyPerCPU * runtime.GOMAXPROCS(0)
 	}
 	def(&c.HeavyQueueWait, DefaultHeavyQueueWait)
+	def(&c.HeavyWriteStall, DefaultHeavyWriteStall)
 	return c
 }
 
