@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -45,9 +46,10 @@ type heavyGate struct {
 	// accepted by the client; writeTimeout is the server's whole-answer
 	// budget, restored once the answer is written.
 	stall, writeTimeout time.Duration
+	v6Bits              int // of a client's key (ClientKey)
 
 	mu    sync.Mutex
-	lanes map[string]*heavyLane
+	lanes map[netip.Addr]*heavyLane
 }
 
 // heavyLane is one client's turn: held while its heavy request is read,
@@ -59,9 +61,10 @@ type heavyLane struct {
 	users int
 }
 
-func newHeavyGate(n int, wait, stall, writeTimeout time.Duration) *heavyGate {
-	return &heavyGate{slots: make(chan struct{}, n), wait: wait, stall: stall, writeTimeout: writeTimeout,
-		lanes: map[string]*heavyLane{}}
+func newHeavyGate(cfg Config) *heavyGate {
+	return &heavyGate{slots: make(chan struct{}, cfg.MaxHeavyRequests), wait: cfg.HeavyQueueWait,
+		stall: cfg.HeavyWriteStall, writeTimeout: cfg.WriteTimeout, v6Bits: cfg.IPv6ClientPrefix,
+		lanes: map[netip.Addr]*heavyLane{}}
 }
 
 // middleware wraps a heavy route.
@@ -100,7 +103,7 @@ func (g *heavyGate) runBuffered(c echo.Context, next echo.HandlerFunc) (*buffere
 
 // enterLane waits for the client's turn, up to the queue wait.
 func (g *heavyGate) enterLane(c echo.Context) (leave func(), err error) {
-	client := c.RealIP()
+	client, _ := ClientKey(c.RealIP(), g.v6Bits)
 	g.mu.Lock()
 	l := g.lanes[client]
 	if l == nil {

@@ -39,6 +39,10 @@ type Config struct {
 	// none, the TCP peer is the client: X-Forwarded-For is ignored, so it
 	// cannot be forged to dodge rate limits.
 	TrustedProxies []netip.Prefix
+	// IPv6ClientPrefix is how many leading bits of an IPv6 address are one
+	// client for the heavy-request lanes (0: DefaultIPv6ClientPrefix); the
+	// rate limiters take theirs as IPv6Prefix.
+	IPv6ClientPrefix int
 
 	// HTTP server timeouts (Run); zero values get the defaults below.
 	ReadHeaderTimeout time.Duration
@@ -115,7 +119,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
-	s.heavy = newHeavyGate(cfg.MaxHeavyRequests, cfg.HeavyQueueWait, cfg.HeavyWriteStall, cfg.WriteTimeout)
+	s.heavy = newHeavyGate(cfg)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
@@ -148,6 +152,9 @@ func withDefaults(c Config) Config {
 	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.IPv6ClientPrefix <= 0 || c.IPv6ClientPrefix > 128 {
+		c.IPv6ClientPrefix = DefaultIPv6ClientPrefix
 	}
 	if c.MaxHeavyRequests <= 0 {
 		c.MaxHeavyRequests = DefaultHeavyPerCPU * runtime.GOMAXPROCS(0)
