@@ -155,7 +155,7 @@ func (s *Server) limitBody(c echo.Context) error {
 		return errBodyTooLarge.With(fmt.Sprintf("the request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 	}
 	if req.Body != nil {
-		req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes)
+		req.Body = http.MaxBytesReader(c.Response(), markedBody{req.Body}, s.cfg.MaxBodyBytes)
 	}
 	return nil
 }
