@@ -16,8 +16,8 @@ const statusClientClosedRequest = 499
 
 // Refusals of a body that could not be read.
 var (
-	errBodyFraming   = &httpStatusError{status: http.StatusBadRequest, code: "malformed_body", message: "the request body's framing is malformed (bad chunked encoding)"}
-	errBodyTimeout   = &httpStatusError{status: http.StatusRequestTimeout, code: "request_timeout", message: "the request body did not arrive in time"}
+	errBodyFraming    = &httpStatusError{status: http.StatusBadRequest, code: "malformed_body", message: "the request body's framing is malformed (bad chunked encoding)"}
+	errBodyTimeout    = &httpStatusError{status: http.StatusRequestTimeout, code: "request_timeout", message: "the request body did not arrive in time"}
 	errClientVanished = &httpStatusError{status: statusClientClosedRequest, code: "client_closed_request", message: "the connection closed before the whole request body arrived"}
 )
 
