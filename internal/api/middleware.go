@@ -86,7 +86,9 @@ var canonicalRequestID = http.CanonicalHeaderKey(HeaderRequestID)
 func (s *Server) common(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		c.Response().Header()[canonicalRequestID] = []string{requestIDFor(c.Request())}
+		h := c.Response().Header()
+		h[canonicalRequestID] = []string{requestIDFor(c.Request())}
+		h["X-Content-Type-Options"] = nosniffValues // every answer: JSON, problems, pages
 		if err := s.guarded(c, next); err != nil {
 			c.Error(err)
 		}

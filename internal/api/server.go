@@ -179,6 +179,7 @@ func (s *Server) routes() {
 	e.GET("/metadata", s.demoMetadata)
 
 	e.GET("/", s.home)
+	e.HEAD("/", s.home) // net/http drops the body of a HEAD answer
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
 
 	v1 := e.Group("/api/v1")
