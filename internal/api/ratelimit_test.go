@@ -2,6 +2,8 @@ package api
 
 import (
 	"errors"
+	"net/netip"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -150,4 +152,25 @@ func TestRetryAfterHeaderOverTheWire(t *testing.T) {
 	if res.StatusCode != 429 || res.Header.Get("Retry-After") != "2" {
 		t.Errorf("second: %d Retry-After=%q %s", res.StatusCode, res.Header.Get("Retry-After"), body)
 	}
+}
+
+// BenchmarkRateLimiterNewClientAtCap: a full default-size table taking a
+// newcomer per call (each evicts the least recently seen); reports the
+// table's heap per tracked client.
+func BenchmarkRateLimiterNewClientAtCap(b *testing.B) {
+	l := NewRateLimiter(1, 10, "requests")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	addr := func(i int) string { return netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).String() }
+	for i := range DefaultMaxTrackedClients {
+		_ = l.Allow(addr(i))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = l.Allow(addr(DefaultMaxTrackedClients + i))
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/DefaultMaxTrackedClients, "heapB/client")
 }
