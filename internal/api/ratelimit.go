@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"fmt"
 	"math"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -73,7 +74,9 @@ func MaxClients(n int) LimiterOption {
 
 // ExemptLoopback lets loopback clients through unlimited: with no trusted
 // proxy, a loopback peer is a program on the registry's own machine (a
-// demo network of agents on one host), not an internet client.
+// demo network of agents on one host), not an internet client. A loopback
+// request carrying forwarding headers came through a proxy on this host
+// that nobody listed in the trusted proxies, and stays limited.
 func ExemptLoopback() LimiterOption { return func(l *RateLimiter) { l.exemptLoopback = true } }
 
 // NewRateLimiter allows perSecond requests per client with the given
@@ -93,12 +96,19 @@ func NewRateLimiter(perSecond float64, burst int, what string, opts ...LimiterOp
 
 // Allow takes one token for the client or returns a 429 error carrying
 // Retry-After. A refusal takes no token.
-func (l *RateLimiter) Allow(client string) error {
+func (l *RateLimiter) Allow(client string) error { return l.allow(client, false) }
+
+// AllowFrom is Allow for request r from client (as the IP extractor read it).
+func (l *RateLimiter) AllowFrom(r *http.Request, client string) error {
+	return l.allow(client, forwarded(r))
+}
+
+func (l *RateLimiter) allow(client string, proxied bool) error {
 	if l == nil {
 		return nil
 	}
 	key, loopback := ClientKey(client, l.v6Bits)
-	if loopback && l.exemptLoopback {
+	if loopback && l.exemptLoopback && !proxied {
 		return nil
 	}
 	now := l.now()
@@ -118,7 +128,13 @@ func (l *RateLimiter) Allow(client string) error {
 }
 
 // AllowRequest is Allow for the request's client.
-func (l *RateLimiter) AllowRequest(c echo.Context) error { return l.Allow(c.RealIP()) }
+func (l *RateLimiter) AllowRequest(c echo.Context) error { return l.AllowFrom(c.Request(), c.RealIP()) }
+
+// forwarded reports whether a proxy says it forwarded r.
+func forwarded(r *http.Request) bool {
+	h := r.Header
+	return len(h["X-Forwarded-For"]) > 0 || len(h["Forwarded"]) > 0 || len(h["X-Real-Ip"]) > 0
+}
 
 // Middleware limits the routes it wraps.
 func (l *RateLimiter) Middleware(next echo.HandlerFunc) echo.HandlerFunc {

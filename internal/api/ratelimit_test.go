@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"net/http/httptest"
 	"net/netip"
 	"runtime"
 	"strconv"
@@ -173,4 +174,20 @@ func BenchmarkRateLimiterNewClientAtCap(b *testing.B) {
 		_ = l.Allow(addr(DefaultMaxTrackedClients + i))
 	}
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/DefaultMaxTrackedClients, "heapB/client")
+}
+
+// TestLoopbackExemptionEndsAtAProxy: a loopback request carrying forwarding
+// headers came through an unlisted proxy on this host and stays limited.
+func TestLoopbackExemptionEndsAtAProxy(t *testing.T) {
+	for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-Ip"} {
+		l, _ := newSteppedLimiter(0.001, 1, ExemptLoopback())
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set(h, "203.0.113.9")
+		if l.AllowFrom(r, "127.0.0.1") != nil || l.AllowFrom(r, "127.0.0.1") == nil {
+			t.Errorf("%s from loopback: not limited", h)
+		}
+		if l.AllowFrom(httptest.NewRequest("GET", "/", nil), "127.0.0.1") != nil {
+			t.Errorf("plain loopback request limited")
+		}
+	}
 }
