@@ -28,7 +28,8 @@ func (b *bufferedAnswer) WriteHeader(status int)      { b.status = status }
 func (b *bufferedAnswer) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // writeOut sends a buffered answer, chunk by chunk under the stall
-// deadline, and then gives the connection back its usual write budget.
+// deadline (never past the server's write timeout), and then gives the
+// connection back its usual write budget.
 // Nothing buffered (the handler failed before answering): err goes to the
 // error handler as usual.
 func (g *heavyGate) writeOut(c echo.Context, out *bufferedAnswer, start time.Time, err error) error {
@@ -37,20 +38,27 @@ func (g *heavyGate) writeOut(c echo.Context, out *bufferedAnswer, start time.Tim
 	}
 	w := c.Response().Writer
 	rc := http.NewResponseController(w)
+	budget := start.Add(g.writeTimeout) // the whole answer's, as without the gate
+	deadline := func() time.Time {
+		if d := time.Now().Add(g.stall); d.Before(budget) {
+			return d
+		}
+		return budget
+	}
 	if out.status != http.StatusNoContent && out.status != http.StatusNotModified && w.Header().Get(echo.HeaderContentLength) == "" {
 		w.Header().Set(echo.HeaderContentLength, strconv.Itoa(out.body.Len()))
 	}
-	_ = rc.SetWriteDeadline(time.Now().Add(g.stall))
+	_ = rc.SetWriteDeadline(deadline())
 	w.WriteHeader(out.status)
 	for b := out.body.Bytes(); len(b) > 0; {
 		n := min(len(b), heavyWriteChunk)
-		_ = rc.SetWriteDeadline(time.Now().Add(g.stall))
+		_ = rc.SetWriteDeadline(deadline())
 		if _, werr := w.Write(b[:n]); werr != nil {
 			break // the client stopped reading; its connection is dropped
 		}
 		b = b[n:]
 	}
 	_ = rc.Flush()
-	_ = rc.SetWriteDeadline(start.Add(g.writeTimeout))
+	_ = rc.SetWriteDeadline(budget)
 	return err
 }
