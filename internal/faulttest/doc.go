@@ -1,8 +1,10 @@
 // Package faulttest holds the reliability tests of the registry: real
 // processes on this machine under real faults (PostgreSQL restarted under
 // load, the registry killed with SIGKILL mid-write on SQLite) and a sustained
-// mixed load with a memory-leak check. The figures they log are the ones in
-// docs/RELIABILITY.md.
+// mixed load with a memory-leak check, and slow clients attacking the
+// heavy-request gate (heavy_test.go, on SQLite: it leaves PostgreSQL alone).
+// The figures they log are the ones in docs/RELIABILITY.md and
+// docs/SECURITY.md.
 //
 // The tests run only with REGISTRY_TEST_FAULTS=1. The PostgreSQL restart
 // affects the whole local cluster, so run this package on its own, after
