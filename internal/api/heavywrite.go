@@ -27,6 +27,10 @@ func (b *bufferedAnswer) Header() http.Header         { return b.header }
 func (b *bufferedAnswer) WriteHeader(status int)      { b.status = status }
 func (b *bufferedAnswer) Write(p []byte) (int, error) { return b.body.Write(p) }
 
+// Flush does nothing: the answer leaves once the slot is released (and a
+// handler that flushes must not find the writer unflushable).
+func (b *bufferedAnswer) Flush() {}
+
 // writeOut sends a buffered answer, chunk by chunk under the stall
 // deadline (never past the server's write timeout), and then gives the
 // connection back its usual write budget.
