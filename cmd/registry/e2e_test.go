@@ -324,7 +324,7 @@ func endToEnd(t *testing.T, db []string) {
 
 // TestRateLimit runs a server with a tiny budget and checks the 429.
 func TestRateLimit(t *testing.T) {
-	srv := startServer(t, "--data-dir", t.TempDir(), "--rate-limit", "0.01", "--rate-burst", "2")
+	srv := startServer(t, "--data-dir", t.TempDir(), "--rate-limit", "0.01", "--rate-burst", "2", "--rate-limit-loopback")
 	for i := 0; i < 2; i++ {
 		if status, _, body := call(t, "GET", srv.URL+"/api/v1/stats", nil); status != 200 {
 			t.Fatalf("request %d within burst: %d %s", i, status, body)

@@ -75,10 +75,14 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 
 	auth := api.NewAuthenticator(svc, cfg.OpenPublish)
-	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes")
+	limitOpts := []api.LimiterOption{api.IPv6Prefix(cfg.RateLimitIPv6Prefix)}
+	if cfg.LoopbackUnlimited() {
+		limitOpts = append(limitOpts, api.ExemptLoopback())
+	}
+	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes", limitOpts...)
 	opts := []api.Option{
 		api.WithAuthenticator(auth),
-		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests")),
+		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests", limitOpts...)),
 		api.WithPublishRateLimit(publishLimit),
 	}
 	pages, err := htmlPages(svc, cfg, log, publishLimit)
@@ -88,10 +92,12 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	opts = append(opts, api.WithPages(pages))
 	srv := api.New(svc, api.Config{
 		Logger: log, MaxBodyBytes: int64(cfg.MaxBodyBytes), TrustedProxies: cfg.TrustedProxies,
+		IPv6ClientPrefix:  cfg.RateLimitIPv6Prefix,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 		IdleTimeout: cfg.IdleTimeout, ShutdownTimeout: cfg.ShutdownTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes,
 	}, opts...)
-	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish)
+	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
+		"loopbackRateLimited", !cfg.LoopbackUnlimited())
 	return srv.Run(ctx, ln)
 }
 

@@ -72,7 +72,11 @@ func classify(err error) (status int, code, message string) {
 	var hs *httpStatusError
 	var he *echo.HTTPError
 	var mbe *http.MaxBytesError
+	var bre *bodyReadError
 	switch {
+	case errors.As(err, &bre):
+		hs = bre.classified()
+		return hs.status, hs.code, hs.message
 	case errors.As(err, &hs):
 		return hs.status, hs.code, hs.message
 	case errors.As(err, &mbe):

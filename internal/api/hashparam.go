@@ -8,12 +8,18 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// PathHash reads the hash from a route's trailing wildcard ("/…/*"). echo
-// routes on the raw path, so a Base64 '/' sent as %2F arrives escaped and is
-// unescaped here; an unescaped '/' is simply part of the wildcard. '+'
-// stays '+' (path unescaping, not query unescaping).
+// PathHash reads the hash from a route's trailing wildcard ("/…/*"),
+// unescaped exactly once. echo routes on the raw path when the request has
+// one (a Base64 '/' sent as %2F arrives escaped and is unescaped here), and
+// on the already unescaped path when it has none (RawPath is empty when the
+// escaping is the default one, e.g. for %252F): that wildcard is taken as
+// it is, so %252F stays %2F and is refused. An unescaped '/' is simply part
+// of the wildcard; '+' stays '+' (path unescaping, not query unescaping).
 func PathHash(c echo.Context) (protocol.Digest, error) {
 	raw := c.Param("*")
+	if c.Request().URL.RawPath == "" {
+		return protocol.ParseDigest(raw)
+	}
 	s, err := url.PathUnescape(raw)
 	if err != nil {
 		return protocol.Digest{}, protocol.ErrMalformedDigest.With("malformed hash: bad percent-escape in the path")

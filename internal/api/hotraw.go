@@ -55,7 +55,7 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	}
 	// A refused client falls through to the router, which refuses it again
 	// with the usual 429 (a refusal takes no token, so none is spent twice).
-	if s.limit != nil && s.limit.Allow(s.echo.IPExtractor(r)) != nil {
+	if s.limit != nil && s.limit.AllowFrom(r, s.echo.IPExtractor(r)) != nil {
 		return false
 	}
 	id := requestIDFor(r)

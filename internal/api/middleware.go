@@ -86,7 +86,9 @@ var canonicalRequestID = http.CanonicalHeaderKey(HeaderRequestID)
 func (s *Server) common(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		c.Response().Header()[canonicalRequestID] = []string{requestIDFor(c.Request())}
+		h := c.Response().Header()
+		h[canonicalRequestID] = []string{requestIDFor(c.Request())}
+		h["X-Content-Type-Options"] = nosniffValues // every answer: JSON, problems, pages
 		if err := s.guarded(c, next); err != nil {
 			c.Error(err)
 		}
@@ -155,7 +157,7 @@ func (s *Server) limitBody(c echo.Context) error {
 		return errBodyTooLarge.With(fmt.Sprintf("the request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 	}
 	if req.Body != nil {
-		req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes)
+		req.Body = http.MaxBytesReader(c.Response(), markedBody{req.Body}, s.cfg.MaxBodyBytes)
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"container/list"
 	"fmt"
 	"math"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -14,53 +17,102 @@ import (
 
 // Limits of the per-client limiter table.
 const (
-	maxTrackedClients = 100_000          // beyond this, new clients share one limiter
-	clientIdleExpiry  = 10 * time.Minute // an idle client's limiter is dropped
-	sweepEvery        = time.Minute
+	// DefaultMaxTrackedClients bounds the table; beyond it the least
+	// recently seen client's bucket is dropped (it starts afresh if it
+	// comes back), so newcomers never share a bucket.
+	DefaultMaxTrackedClients = 100_000
+	clientIdleExpiry         = 10 * time.Minute // an idle client's limiter is dropped
 )
 
 // errRateLimited is the 429 problem.
 var errRateLimited = apperr.New(apperr.RateLimited, "rate_limited", "too many requests; slow down")
 
-// RateLimiter is a token bucket per client IP (as the server's IP extractor
-// reports it). The pages share it, so HTML publishes count too.
+// RateLimiter is a token bucket per client, keyed as ClientKey reads the
+// server's IP extractor (an IPv6 client is its /64 unless configured
+// otherwise). The pages share it, so HTML publishes count too.
 type RateLimiter struct {
-	limit rate.Limit
-	burst int
-	what  string
+	limit          rate.Limit
+	burst          int
+	what           string
+	v6Bits         int
+	maxClients     int
+	exemptLoopback bool
+	now            func() time.Time // time.Now; tests step a clock
 
-	mu        sync.Mutex
-	clients   map[string]*clientLimiter
-	overflow  *rate.Limiter
-	lastSweep time.Time
+	mu      sync.Mutex
+	clients map[netip.Addr]*list.Element // of *clientLimiter
+	lru     list.List                    // most recently seen first
 }
 
 type clientLimiter struct {
+	key  netip.Addr
 	lim  *rate.Limiter
 	seen time.Time
 }
 
+// LimiterOption tunes a RateLimiter.
+type LimiterOption func(*RateLimiter)
+
+// IPv6Prefix keys IPv6 clients by their first bits bits (default 64: one
+// subscriber's network, which hands out 2^64 addresses).
+func IPv6Prefix(bits int) LimiterOption {
+	return func(l *RateLimiter) {
+		if bits > 0 && bits <= 128 {
+			l.v6Bits = bits
+		}
+	}
+}
+
+// MaxClients bounds the table of buckets (default DefaultMaxTrackedClients).
+func MaxClients(n int) LimiterOption {
+	return func(l *RateLimiter) {
+		if n > 0 {
+			l.maxClients = n
+		}
+	}
+}
+
+// ExemptLoopback lets loopback clients through unlimited: with no trusted
+// proxy, a loopback peer is a program on the registry's own machine (a
+// demo network of agents on one host), not an internet client. A loopback
+// request carrying forwarding headers came through a proxy on this host
+// that nobody listed in the trusted proxies, and stays limited.
+func ExemptLoopback() LimiterOption { return func(l *RateLimiter) { l.exemptLoopback = true } }
+
 // NewRateLimiter allows perSecond requests per client with the given
 // burst; perSecond <= 0 returns nil, which allows everything.
-func NewRateLimiter(perSecond float64, burst int, what string) *RateLimiter {
+func NewRateLimiter(perSecond float64, burst int, what string, opts ...LimiterOption) *RateLimiter {
 	if perSecond <= 0 {
 		return nil
 	}
-	if burst < 1 {
-		burst = 1
+	l := &RateLimiter{limit: rate.Limit(perSecond), burst: max(burst, 1), what: what,
+		v6Bits: DefaultIPv6ClientPrefix, maxClients: DefaultMaxTrackedClients, now: time.Now,
+		clients: map[netip.Addr]*list.Element{}}
+	for _, o := range opts {
+		o(l)
 	}
-	return &RateLimiter{limit: rate.Limit(perSecond), burst: burst, what: what,
-		clients: map[string]*clientLimiter{}, overflow: rate.NewLimiter(rate.Limit(perSecond), burst)}
+	return l
 }
 
 // Allow takes one token for the client or returns a 429 error carrying
-// Retry-After.
-func (l *RateLimiter) Allow(client string) error {
+// Retry-After. A refusal takes no token.
+func (l *RateLimiter) Allow(client string) error { return l.allow(client, false) }
+
+// AllowFrom is Allow for request r from client (as the IP extractor read it).
+func (l *RateLimiter) AllowFrom(r *http.Request, client string) error {
+	return l.allow(client, forwarded(r))
+}
+
+func (l *RateLimiter) allow(client string, proxied bool) error {
 	if l == nil {
 		return nil
 	}
-	now := time.Now()
-	lim := l.limiterFor(client, now)
+	key, loopback := ClientKey(client, l.v6Bits)
+	if loopback && l.exemptLoopback && !proxied {
+		return nil
+	}
+	now := l.now()
+	lim := l.limiterFor(key, now)
 	r := lim.ReserveN(now, 1)
 	if !r.OK() {
 		return &retryAfterError{err: errRateLimited, seconds: 60}
@@ -76,7 +128,13 @@ func (l *RateLimiter) Allow(client string) error {
 }
 
 // AllowRequest is Allow for the request's client.
-func (l *RateLimiter) AllowRequest(c echo.Context) error { return l.Allow(c.RealIP()) }
+func (l *RateLimiter) AllowRequest(c echo.Context) error { return l.AllowFrom(c.Request(), c.RealIP()) }
+
+// forwarded reports whether a proxy says it forwarded r.
+func forwarded(r *http.Request) bool {
+	h := r.Header
+	return len(h["X-Forwarded-For"]) > 0 || len(h["Forwarded"]) > 0 || len(h["X-Real-Ip"]) > 0
+}
 
 // Middleware limits the routes it wraps.
 func (l *RateLimiter) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
@@ -88,27 +146,38 @@ func (l *RateLimiter) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (l *RateLimiter) limiterFor(client string, now time.Time) *rate.Limiter {
+// limiterFor returns the client's bucket, dropping idle ones and, at the
+// cap, the least recently seen one: O(1) per call.
+func (l *RateLimiter) limiterFor(key netip.Addr, now time.Time) *rate.Limiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if now.Sub(l.lastSweep) > sweepEvery {
-		for k, cl := range l.clients {
-			if now.Sub(cl.seen) > clientIdleExpiry {
-				delete(l.clients, k)
-			}
-		}
-		l.lastSweep = now
+	for e := l.lru.Back(); e != nil && now.Sub(e.Value.(*clientLimiter).seen) > clientIdleExpiry; e = l.lru.Back() {
+		l.drop(e)
 	}
-	cl, ok := l.clients[client]
-	if !ok {
-		if len(l.clients) >= maxTrackedClients {
-			return l.overflow
-		}
-		cl = &clientLimiter{lim: rate.NewLimiter(l.limit, l.burst)}
-		l.clients[client] = cl
+	if e, ok := l.clients[key]; ok {
+		cl := e.Value.(*clientLimiter)
+		cl.seen = now
+		l.lru.MoveToFront(e)
+		return cl.lim
 	}
-	cl.seen = now
+	if l.lru.Len() >= l.maxClients {
+		l.drop(l.lru.Back())
+	}
+	cl := &clientLimiter{key: key, lim: rate.NewLimiter(l.limit, l.burst), seen: now}
+	l.clients[key] = l.lru.PushFront(cl)
 	return cl.lim
+}
+
+func (l *RateLimiter) drop(e *list.Element) {
+	delete(l.clients, e.Value.(*clientLimiter).key)
+	l.lru.Remove(e)
+}
+
+// tracked is the number of buckets held (tests).
+func (l *RateLimiter) tracked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lru.Len()
 }
 
 // unlimitedPath reports the paths never rate limited: probes and scrapes

@@ -39,6 +39,10 @@ type Config struct {
 	// none, the TCP peer is the client: X-Forwarded-For is ignored, so it
 	// cannot be forged to dodge rate limits.
 	TrustedProxies []netip.Prefix
+	// IPv6ClientPrefix is how many leading bits of an IPv6 address are one
+	// client for the heavy-request lanes (0: DefaultIPv6ClientPrefix); the
+	// rate limiters take theirs as IPv6Prefix.
+	IPv6ClientPrefix int
 
 	// HTTP server timeouts (Run); zero values get the defaults below.
 	ReadHeaderTimeout time.Duration
@@ -51,9 +55,13 @@ type Config struct {
 	// MaxHeavyRequests bounds concurrent heavy requests (search, batch
 	// resolve); 0: DefaultHeavyPerCPU × GOMAXPROCS. A request finding every
 	// slot taken waits up to HeavyQueueWait (0: DefaultHeavyQueueWait),
-	// then gets 503 with Retry-After.
+	// then gets 503 with Retry-After; a client's second heavy request waits
+	// as long for its first, then gets 429. HeavyWriteStall (0:
+	// DefaultHeavyWriteStall) is how long a client may take to accept each
+	// 64 KiB of a heavy answer before its connection is dropped.
 	MaxHeavyRequests int
 	HeavyQueueWait   time.Duration
+	HeavyWriteStall  time.Duration
 }
 
 // Defaults of Config.
@@ -67,6 +75,7 @@ const (
 	DefaultMaxHeaderBytes    = 64 << 10
 	DefaultHeavyPerCPU       = 2
 	DefaultHeavyQueueWait    = 250 * time.Millisecond
+	DefaultHeavyWriteStall   = 5 * time.Second
 )
 
 // Server is the registry's HTTP server.
@@ -110,7 +119,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
-	s.heavy = newHeavyGate(cfg.MaxHeavyRequests, cfg.HeavyQueueWait)
+	s.heavy = newHeavyGate(cfg)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
@@ -144,10 +153,14 @@ func withDefaults(c Config) Config {
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	if c.IPv6ClientPrefix <= 0 || c.IPv6ClientPrefix > 128 {
+		c.IPv6ClientPrefix = DefaultIPv6ClientPrefix
+	}
 	if c.MaxHeavyRequests <= 0 {
 		c.MaxHeavyRequests = DefaultHeavyPerCPU * runtime.GOMAXPROCS(0)
 	}
 	def(&c.HeavyQueueWait, DefaultHeavyQueueWait)
+	def(&c.HeavyWriteStall, DefaultHeavyWriteStall)
 	return c
 }
 
@@ -166,6 +179,7 @@ func (s *Server) routes() {
 	e.GET("/metadata", s.demoMetadata)
 
 	e.GET("/", s.home)
+	e.HEAD("/", s.home) // net/http drops the body of a HEAD answer
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
 
 	v1 := e.Group("/api/v1")

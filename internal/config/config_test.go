@@ -100,3 +100,22 @@ func TestPublicURLDefaultNamesAReachableHost(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopbackUnlimitedOnlyWithoutProxies(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"--rate-limit-loopback"}, false},
+		{[]string{"--trusted-proxies", "127.0.0.1"}, false},
+	} {
+		c, err := parseServe(t, tc.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.LoopbackUnlimited(); got != tc.want || c.RateLimitIPv6Prefix != 64 {
+			t.Errorf("%v: LoopbackUnlimited %v (want %v), IPv6 prefix %d", tc.args, got, tc.want, c.RateLimitIPv6Prefix)
+		}
+	}
+}

@@ -42,6 +42,12 @@ type Serve struct {
 	PublishRateLimit float64 // publishes/s per client; 0 disables
 	PublishRateBurst int
 	TrustedProxies   []netip.Prefix
+	// RateLimitIPv6Prefix is how many leading bits of an IPv6 address are
+	// one client for the rate limits and the heavy-request lanes.
+	RateLimitIPv6Prefix int
+	// RateLimitLoopback limits loopback clients too; by default they are
+	// exempt when no trusted proxy is configured (LoopbackUnlimited).
+	RateLimitLoopback bool
 
 	Upstreams []string
 
@@ -86,6 +92,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "publish-rate-limit", Env: "REGISTRY_PUBLISH_RATE_LIMIT", Default: "5", Usage: "publishes per second per client; 0 disables", value: floatValue{&c.PublishRateLimit}},
 		{Flag: "publish-rate-burst", Env: "REGISTRY_PUBLISH_RATE_BURST", Default: "50", Usage: "burst of publishes per client above --publish-rate-limit", value: intValue{&c.PublishRateBurst, 1, 1 << 20}},
 		{Flag: "trusted-proxies", Env: "REGISTRY_TRUSTED_PROXIES", Default: "", Usage: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed; empty means the peer address is the client", value: prefixListValue{&c.TrustedProxies}},
+		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", value: intValue{&c.RateLimitIPv6Prefix, 1, 128}},
+		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", value: boolValue{&c.RateLimitLoopback}},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", value: listValue{&c.Upstreams}},
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", value: stringValue{&c.CSRFSecret}},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", value: durationValue{&c.ReadHeaderTimeout}},
@@ -116,6 +124,15 @@ func (c *Serve) EffectivePublicURL() string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// LoopbackUnlimited reports whether loopback clients skip the rate limits:
+// with no trusted proxy the TCP peer is the client, so a loopback peer is a
+// program on this machine (a demo network on one host), never an internet
+// client; behind a proxy on the same host the proxy must be listed in
+// --trusted-proxies, which turns this off.
+func (c *Serve) LoopbackUnlimited() bool {
+	return !c.RateLimitLoopback && len(c.TrustedProxies) == 0
 }
 
 // Client is the configuration of the client commands (publish, get).

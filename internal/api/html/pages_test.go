@@ -51,6 +51,12 @@ var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 // postForm submits the publish form as a browser does (multipart).
 func (c *browserClient) postForm(fields map[string]string) (*http.Response, string) {
 	c.t.Helper()
+	return c.postFormWith(fields, nil)
+}
+
+// postFormWith is postForm with extra request headers.
+func (c *browserClient) postFormWith(fields, headers map[string]string) (*http.Response, string) {
+	c.t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	for k, v := range fields {
@@ -60,6 +66,9 @@ func (c *browserClient) postForm(fields map[string]string) (*http.Response, stri
 	req, _ := http.NewRequest(http.MethodPost, c.base+"/publish", &buf)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	req.Header.Set("Accept", "text/html")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	return c.do(req)
 }
 

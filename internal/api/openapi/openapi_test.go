@@ -257,6 +257,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "metadata unknown", op: "GET /metadata", method: "GET", path: "/metadata?id=" + unknown, status: 404},
 		{name: "metadata withdrawn", op: "GET /metadata", method: "GET", path: "/metadata?id=" + gone, status: 410},
 		{name: "demo list", op: "GET /", method: "GET", path: "/", status: 200},
+		{name: "demo list head", op: "HEAD /", method: "HEAD", path: "/", status: 200},
 		{name: "demo publish", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"name":"Demo","description":"d","protocol":"# Demo\n"}`, status: 200},
 		{name: "demo publish withdrawn", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":"# Withdrawn\n\nGoes away.\n"}`, status: 410},
 		{name: "demo publish bad json", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":`, status: 400},
