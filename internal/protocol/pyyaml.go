@@ -24,9 +24,9 @@ import (
 //     anchors, tags and values);
 //   - yaml.v3 cannot tell a scanner error from a parser error by type; the
 //     class is chosen from its message (pyYAMLParserProblems);
-//   - "! value" (the non-specific tag) on a quoted scalar: PyYAML resolves
-//     it like a plain one, yaml.v3 keeps it a string;
-//   - a BOM at the start of a later line: libyaml skips it, PyYAML keeps it;
+//   - tabs: PyYAML allows them only in quotes, block scalars and comments,
+//     which a line scanner checks (pyTabOutsideScalars); libyaml also
+//     refuses one that starts a block scalar's content line;
 //   - explicit !!int, !!float and !!binary values that PyYAML's own pattern
 //     does not match are judged by Go's parsers, not Python's int(), float()
 //     and base64.decodebytes (Unicode digits, for one);
@@ -59,6 +59,12 @@ type pyObject struct {
 func pyLoad(text []byte) (*yaml.Node, *pyError) {
 	if i := firstNonPrintable(text); i >= 0 {
 		return nil, &pyError{"yaml.reader.ReaderError", "a character YAML does not allow (a control character)"}
+	}
+	if e := pyDirectiveError(text); e != nil {
+		return nil, e
+	}
+	if bytes.IndexByte(text, '\t') >= 0 && pyTabOutsideScalars(text) {
+		return nil, &pyError{"yaml.scanner.ScannerError", "a tab outside quotes, block scalars and comments (PyYAML allows none)"}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
@@ -161,8 +167,13 @@ func (c *pyChecker) check(n *yaml.Node, depth int) *pyError {
 		return e
 	}
 	for i, child := range n.Content {
-		if e := c.check(child, depth+1); e != nil {
-			return e
+		// flatten_mapping consumes a merge key and makes "=" a str key:
+		// neither is constructed with its own tag.
+		key := n.Kind == yaml.MappingNode && i%2 == 0
+		if t := pyTag(child); !(key && (t == "!!merge" || t == "!!value")) {
+			if e := c.check(child, depth+1); e != nil {
+				return e
+			}
 		}
 		if n.Kind == yaml.MappingNode && i%2 == 1 {
 			if e := pyMappingEntry(n.Content[i-1], child); e != nil {
