@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -184,6 +185,28 @@ func TestPyYAMLKnownDifferences(t *testing.T) {
 	for _, c := range cases {
 		if r := ReadLikeSDK([]byte(c.doc)); r.Exception != c.ours {
 			t.Errorf("%s: exception %q; the known difference (the SDK: %q) has changed: update pyYAML's comment", c.name, r.Exception, c.sdk)
+		}
+	}
+}
+
+// The SDK check's memory is bounded by MaxSDKBlockBytes, whatever the
+// document's size: counted in bytes allocated, not timed.
+func TestReadLikeSDKMemoryIsBounded(t *testing.T) {
+	const bound = 16 << 20
+	for name, body := range map[string]string{
+		"flow list at the cap":    "x: [" + strings.Repeat("a,", MaxSDKBlockBytes/2-10) + "a]",
+		"flow mapping at the cap": "x: {" + strings.Repeat("a: 1,", MaxSDKBlockBytes/5-10) + "}",
+		"block list at the cap":   strings.Repeat("- a\n", MaxSDKBlockBytes/4-10),
+		"nesting at the depth":    strings.Repeat("[", pyMaxDepth) + strings.Repeat("]", pyMaxDepth),
+		"a 1 MiB block":           "x: [" + strings.Repeat("a,", 1<<19) + "a]",
+	} {
+		doc := []byte("---\n" + body + "\n---\n")
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ReadLikeSDK(doc)
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > bound {
+			t.Errorf("%s: %d bytes allocated for a %d-byte document, over %d", name, n, len(doc), bound)
 		}
 	}
 }
