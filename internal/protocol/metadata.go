@@ -20,8 +20,9 @@ const (
 )
 
 // Metadata describes a document. Title, Description and Multiround are the
-// Agora Python SDK's front matter keys (Title from "name" or "title"); the
-// rest are the registry's own. Every text is valid UTF-8 without control
+// Agora Python SDK's front matter keys (Title from "name" or "title";
+// Multiround as the SDK will send it, when it reads the document); the rest
+// are the registry's own. Every text is valid UTF-8 without control
 // characters and within the limits above.
 type Metadata struct {
 	Title       string   `json:"title"`
