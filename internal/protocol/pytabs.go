@@ -66,17 +66,13 @@ func pyTabOutsideScalars(text []byte) bool {
 				}
 			}
 		}
-		if quote == 0 && lastToken >= 0 && pyOpensBlockScalar(line[:lastToken+1]) {
+		if quote == 0 && lastToken >= 0 && pyBlockIndicator.Match(line[:lastToken+1]) {
 			blockIndent = indent
 		}
 	}
 	return false
 }
 
-// pyOpensBlockScalar reports whether a line ends in a block scalar
-// indicator ("|", ">-", "|2+" ...) after a blank.
-func pyOpensBlockScalar(line []byte) bool {
-	return pyBlockIndicator.Match(line)
-}
-
+// pyBlockIndicator matches a line that ends in a block scalar indicator
+// ("|", ">-", "|2+" ...) after a blank.
 var pyBlockIndicator = regexp.MustCompile(`(?:^|[ ])[|>][0-9+-]*$`)
