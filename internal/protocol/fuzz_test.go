@@ -152,11 +152,12 @@ func checkMetadata(t *testing.T, doc []byte, m Metadata, lints []Lint) {
 		t.Fatal("nil tags")
 	}
 	checkTags(t, m.Tags)
-	if _, _, ok := SplitFrontMatter(doc); m.FrontMatter && !ok {
-		t.Fatal("FrontMatter set for a document without a front matter block")
+	if m.FrontMatter != ReadLikeSDK(doc).Readable() {
+		t.Fatal("FrontMatter is not whether the SDK reads the document")
 	}
 	known := map[string]bool{LintNoFrontMatter: true, LintInvalidFrontMatter: true, LintMissingTitle: true,
-		LintMissingDescription: true, LintInvalidField: true, LintTruncated: true}
+		LintMissingDescription: true, LintInvalidField: true, LintTruncated: true,
+		LintSDKName: true, LintSDKDescription: true, LintSDKMultiround: true, LintSDKUnchecked: true}
 	for _, l := range lints {
 		if !known[l.Code] || !utf8.ValidString(l.Message) || l.Message == "" {
 			t.Fatalf("bad lint %+v", l)

@@ -20,8 +20,9 @@ const (
 )
 
 // Metadata describes a document. Title, Description and Multiround are the
-// Agora Python SDK's front matter keys (Title from "name" or "title"); the
-// rest are the registry's own. Every text is valid UTF-8 without control
+// Agora Python SDK's front matter keys (Title from "name" or "title";
+// Multiround as the SDK will send it, when it reads the document); the rest
+// are the registry's own. Every text is valid UTF-8 without control
 // characters and within the limits above.
 type Metadata struct {
 	Title       string   `json:"title"`
@@ -32,8 +33,9 @@ type Metadata struct {
 	Supersedes  *Digest  `json:"supersedes,omitempty"`
 	Authors     []string `json:"authors,omitempty"`
 	License     string   `json:"license,omitempty"`
-	// FrontMatter reports whether the document starts with a YAML block the
-	// SDK can read.
+	// FrontMatter reports whether the Agora Python SDK reads the
+	// document's YAML block without raising (ReadLikeSDK): the API's
+	// sdkCompatible.
 	FrontMatter bool `json:"frontMatter"`
 }
 
@@ -74,13 +76,18 @@ type frontMatter struct {
 func ParseMetadata(doc []byte) (Metadata, []Lint) {
 	var m Metadata
 	var lints []Lint
+	sdk := ReadLikeSDK(doc)
+	sdkLint := sdkCannotRead(sdk)
+	if sdkLint != nil {
+		lints = append(lints, *sdkLint)
+	}
 	block, body, ok := SplitFrontMatter(doc)
 	if ok {
-		m.FrontMatter = true
-		lints = append(lints, m.readFrontMatter(block)...)
-	} else {
-		lints = append(lints, Lint{LintNoFrontMatter,
-			"no YAML front matter (a block between '---' lines at the very start): the Agora Python SDK cannot read this document"})
+		for _, l := range m.readFrontMatter(block) {
+			if sdkLint == nil || l.Code != sdkLint.Code { // one lint says the YAML is bad
+				lints = append(lints, l)
+			}
+		}
 	}
 	if m.Title == "" || m.Description == "" {
 		heading, paragraph := markdownFallback(body)
@@ -101,14 +108,18 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
+	// What the SDK will send wins over the registry's stricter reading.
+	if m.FrontMatter = sdk.Readable(); m.FrontMatter {
+		m.Multiround = sdk.Multiround
+		lints = append(lints, sdkFieldLints(sdk, m.Title)...)
+	}
 	return m, lints
 }
 
 func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	var fm frontMatter
 	if err := yaml.Unmarshal(block, &fm); err != nil {
-		m.FrontMatter = false
-		return []Lint{{LintInvalidFrontMatter, "the front matter is not a valid YAML mapping and was ignored: " + yamlErrorText(err)}}
+		return []Lint{{LintInvalidFrontMatter, "the registry ignored the front matter, which is not a valid YAML mapping: " + yamlErrorText(err)}}
 	}
 	var lints []Lint
 	bad := func(field, want string) {
@@ -133,11 +144,10 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	m.Version = text(&fm.Version, "version")
 	m.License = text(&fm.License, "license")
 	if n := resolveAlias(&fm.Multiround); !n.IsZero() {
-		// Decoding into a bool accepts YAML 1.1 spellings (yes/no/on/off),
-		// which the SDK's PyYAML reads as booleans too.
+		// A value that is no boolean is linted by what the SDK makes of it
+		// (sdkFieldLints).
 		if n.Kind != yaml.ScalarNode || n.Decode(&m.Multiround) != nil {
 			m.Multiround = false
-			bad("multiround", "true or false")
 		}
 	}
 	if s, ok := scalarText(&fm.Supersedes); !ok || s != "" {

@@ -205,8 +205,9 @@ func TestPublishFormKeepsTextOnEveryError(t *testing.T) {
 
 	// Preview: metadata, hash and lints, nothing stored.
 	resp, body := c.postForm(map[string]string{"content": "# No front matter\n\nJust text.\n", "action": "preview", "csrf_token": csrf})
-	if resp.StatusCode != 200 || !strings.Contains(body, "no_front_matter") || !strings.Contains(body, "<h1>No front matter</h1>") {
-		t.Errorf("preview: status %d, body lacks the lint or the rendered document", resp.StatusCode)
+	if resp.StatusCode != 200 || !strings.Contains(body, "no_front_matter") || !strings.Contains(body, "<h1>No front matter</h1>") ||
+		!strings.Contains(body, "the SDK will raise AttributeError and cannot read this document") {
+		t.Errorf("preview: status %d, body lacks the lint (in the SDK's words) or the rendered document", resp.StatusCode)
 	}
 
 	// Publish with a valid token; CRLF from the text area becomes LF.
