@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,7 +42,7 @@ const readyLimit = 60 * time.Second
 // Run measures everything the options ask for and rewrites the report.
 func Run(ctx context.Context, o Options) error {
 	if o.N < 1 {
-		return fmt.Errorf("N must be at least 1")
+		return errors.New("the document count (-n) must be at least 1")
 	}
 	stored := map[string]*EngineRun{} // what this run merges into, per engine
 	for _, engine := range o.Engines {
