@@ -10,52 +10,58 @@ import (
 	"github.com/agora-registry/registry/internal/store/storetest"
 )
 
-// TestSearchTierCost prints the CPU of each full-text query a relevance
-// search for the common word makes (one per tier), on the seeded store of
-// TestMemoryUnderLoad, read-only. A measurement, so it only runs when
-// REGISTRY_MEMTEST_DB is set.
-func TestSearchTierCost(t *testing.T) {
+// BenchmarkSearchTierCost times each full-text query a relevance search
+// for the common word makes (one per tier) on a seeded store, read-only,
+// and reports the rows each found. It needs a store, so it skips unless
+// REGISTRY_MEMTEST_DB names one.
+func BenchmarkSearchTierCost(b *testing.B) {
 	path := os.Getenv("REGISTRY_MEMTEST_DB")
 	if path == "" {
-		t.Skip("set REGISTRY_MEMTEST_DB to run the search cost measurement")
+		b.Skip("set REGISTRY_MEMTEST_DB to a seeded SQLite store")
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	w := `"` + storetest.CommonWord + `"`
 	all, title, meta := w, "{title} : ("+w+")", "{description tags} : ("+w+")"
 	for _, q := range []struct{ name, expr string }{
-		{"tier 6 (title and meta)", fmt.Sprintf("(%s) AND (%s) AND (%s)", all, title, meta)},
-		{"tier 4 (title only)", fmt.Sprintf("(%s) AND ((%s) NOT (%s))", all, title, meta)},
-		{"tier 2 (meta only)", fmt.Sprintf("(%s) AND ((%s) NOT (%s))", all, meta, title)},
-		{"tier 0 (body only)", fmt.Sprintf("((%s) NOT (%s)) NOT (%s)", all, title, meta)},
-		{"count of all matches", ""},
+		{"tier6-title-and-meta", fmt.Sprintf("(%s) AND (%s) AND (%s)", all, title, meta)},
+		{"tier4-title-only", fmt.Sprintf("(%s) AND ((%s) NOT (%s))", all, title, meta)},
+		{"tier2-meta-only", fmt.Sprintf("(%s) AND ((%s) NOT (%s))", all, meta, title)},
+		{"tier0-body-only", fmt.Sprintf("((%s) NOT (%s)) NOT (%s)", all, title, meta)},
+		{"count-all-matches", ""},
 	} {
-		const runs = 20
-		var n int
-		cpu0 := storebench.ProcessCPU()
-		for range runs {
-			var err error
-			if q.expr == "" {
-				err = db.QueryRow(`SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?`, all).Scan(&n)
-			} else {
-				n = 0
-				rows, qerr := db.Query(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid DESC LIMIT 21`, q.expr)
-				if qerr != nil {
-					t.Fatal(qerr)
+		b.Run(q.name, func(b *testing.B) {
+			var n int
+			cpu0 := storebench.ProcessCPU()
+			for b.Loop() {
+				if n, err = tierRows(db, all, q.expr); err != nil {
+					b.Fatal(err)
 				}
-				for rows.Next() {
-					n++
-				}
-				err = rows.Close()
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Logf("%-24s %3d rows  %6.2f ms CPU per query", q.name, n, float64((storebench.ProcessCPU()-cpu0).Microseconds())/1000/runs)
+			b.ReportMetric(float64(n), "rows")
+			b.ReportMetric(float64((storebench.ProcessCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
+}
+
+// tierRows runs one tier's first page (expr), or counts every match of
+// all when expr is empty.
+func tierRows(db *sql.DB, all, expr string) (int, error) {
+	var n int
+	if expr == "" {
+		err := db.QueryRow(`SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?`, all).Scan(&n)
+		return n, err
+	}
+	rows, err := db.Query(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid DESC LIMIT 21`, expr)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Close()
 }

@@ -35,7 +35,7 @@ var developmentVariables = []struct{ Name, Usage string }{
 	{"REGISTRY_BENCH_SMOKE", "`1`: run the benchmark harness end to end in `go test` (`make bench-smoke`, bench module)"},
 	{"REGISTRY_BENCH_DOCS", "documents the store benchmarks of the bench module seed (bench/store)"},
 	{"REGISTRY_BENCH_POSTGRES_DSN", "admin DSN for `benchrun` (bench/cmd/benchrun; falls back to REGISTRY_TEST_POSTGRES_DSN)"},
-	{"REGISTRY_MEMTEST_DB", "path of a seeded SQLite store for the search-cost measurement (bench/sqliteprofile; docs/benchmarks/sqlite-memory.md); unset: it skips"},
+	{"REGISTRY_MEMTEST_DB", "path of a seeded SQLite store for the search-tier benchmark (bench/sqliteprofile; docs/benchmarks/sqlite-common-word-search.md); unset: it skips"},
 	{"REGISTRY_FTS_CEILING", "`1`: measure the FTS5 indexing ceiling on SQLite (bench/sqliteprofile; docs/benchmarks/import-throughput.md)"},
 	{"REGISTRY_PUTMANY_WORK", "batches of 1,000 the SQLite PutMany instruction count writes (bench/sqliteprofile)"},
 }
