@@ -12,9 +12,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # CGO is off: the embedded SQLite driver is pure Go, so the binaries are
-# static and run on an image with no libc.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/registry ./cmd/registry \
- && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/agent ./cmd/agent \
+# static and run on an image with no libc. One stamp for both binaries
+# (`registry version`, `agent version`).
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/agora-registry/registry/internal/buildinfo.stamp=${VERSION}" -o /out/ ./cmd/registry ./cmd/agent \
  && mkdir -p /out/data /out/cache
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -3,11 +3,14 @@
 //	agent serve     --addr HOST:PORT --config FILE   receive transactions
 //	agent send      --to URL --protocol FILE|HASH --body TEXT
 //	agent wellknown URL                              show what a target supports
+//	agent version                                    print the build version
 package main
 
 import (
 	"fmt"
 	"os"
+
+	"github.com/agora-registry/registry/internal/buildinfo"
 )
 
 const usage = `usage:
@@ -15,6 +18,7 @@ const usage = `usage:
   agent send --to URL [--protocol FILE|HASH]... --body TEXT [flags]
   agent wellknown URL                                      show what an agent supports
   agent healthcheck [--addr HOST:PORT]                     exit 0 if the local agent answers /healthz
+  agent version                                            print the build version (also --version)
 Run "agent <command> -h" for the flags of a command.
 `
 
@@ -33,6 +37,9 @@ func main() {
 		err = wellknown(os.Args[2:])
 	case "healthcheck":
 		err = healthcheckCmd(os.Args[2:])
+	case "version", "--version":
+		fmt.Println("agent", buildinfo.Version())
+		return
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

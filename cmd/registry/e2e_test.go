@@ -280,7 +280,7 @@ func endToEnd(t *testing.T, db []string) {
 	}
 
 	// Withdrawal: admin only, then 410 everywhere.
-	status, h, body = call(t, "DELETE", base+"/api/v1/protocols/"+url.PathEscape(b64), strings.NewReader(`{"reason":"test"}`),
+	status, _, body = call(t, "DELETE", base+"/api/v1/protocols/"+url.PathEscape(b64), strings.NewReader(`{"reason":"test"}`),
 		"Content-Type", "application/json", "Authorization", "Bearer "+adminTok)
 	if status != 204 {
 		t.Fatalf("withdraw: %d %s", status, body)
@@ -306,8 +306,8 @@ func endToEnd(t *testing.T, db []string) {
 		}
 	}
 	status, h, _ = call(t, "GET", base+"/healthz", nil, "X-Request-ID", "trace-123")
-	if h.Get("X-Request-ID") != "trace-123" {
-		t.Errorf("request id not echoed: %q", h.Get("X-Request-ID"))
+	if status != 200 || h.Get("X-Request-ID") != "trace-123" {
+		t.Errorf("healthz with a request id: %d, id echoed %q", status, h.Get("X-Request-ID"))
 	}
 
 	stopServer(t, srv)

@@ -58,6 +58,9 @@ func run(ctx context.Context, env *environment, args []string) int {
 		usage(env.stdout)
 		return 0
 	}
+	if len(args) > 0 && args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		name, args = args[0], args[1:]
 	}

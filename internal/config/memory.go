@@ -4,13 +4,12 @@ package config
 // leave room for before the rest becomes the runtime's soft limit.
 const (
 	// codeReserve covers the program's own file-backed pages (its code and
-	// read-only data: 17–19 MiB resident measured on a serving registry)
-	// and the runtime overshooting its soft limit between collections.
+	// read-only data) and the runtime overshooting its soft limit between
+	// collections (docs/benchmarks/sqlite-memory.md, "Reserves").
 	codeReserve = 24 << 20
 	// sqliteReserve covers the embedded SQLite's C heap, outside the Go
-	// runtime: its page caches (6 MiB of pages in 16 KiB slots while
-	// serving) and temporary structures, ~20 MiB resident at 100,000
-	// documents under load (docs/benchmarks/sqlite-memory.md).
+	// runtime: its page caches and temporary structures
+	// (docs/benchmarks/sqlite-memory.md, "Reserves").
 	sqliteReserve = 24 << 20
 )
 

@@ -32,22 +32,12 @@ var developmentVariables = []struct{ Name, Usage string }{
 	{"REGISTRY_TEST_FAULTS", "`1`: run the fault-injection tests (internal/faulttest)"},
 	{"REGISTRY_TEST_LOAD_DURATION", "how long the fault tests' sustained load runs per engine (a duration; default 30s)"},
 	{"REGISTRY_SCREENSHOTS", "directory where the browser test writes the README screenshots"},
-	{"REGISTRY_BENCH_SMOKE", "`1`: run the benchmark harness end to end in `go test` (`make bench-smoke`)"},
-	{"REGISTRY_BENCH_DOCS", "documents the store benchmarks seed"},
-	{"REGISTRY_BENCH_POSTGRES_DSN", "admin DSN for `cmd/benchrun` (falls back to REGISTRY_TEST_POSTGRES_DSN)"},
-	{"REGISTRY_PG_PROFILE", "comma-separated PostgreSQL server-CPU profiles to run (`write`, `read`; docs/benchmarks/postgres-write-profile.md)"},
-	{"REGISTRY_PG_PROFILE_SET", "which variants a PostgreSQL profile measures (`breakdown`, `store`)"},
-	{"REGISTRY_PG_PROFILE_DOCS", "documents a PostgreSQL profile seeds"},
-	{"REGISTRY_PG_PROFILE_BATCHES", "batches of 1,000 the PostgreSQL write profile inserts per variant"},
-	{"REGISTRY_PG_PROFILE_ROUNDS", "rounds the PostgreSQL read profile repeats"},
-	{"REGISTRY_PG_PROFILE_SECONDS", "seconds per measurement of the PostgreSQL read profile"},
-	{"REGISTRY_MEMTEST_DB", "path of a seeded SQLite store for the memory and search-cost measurements (docs/benchmarks/sqlite-memory.md); unset: they skip"},
-	{"REGISTRY_MEMTEST_PHASES", "phases of the SQLite memory measurement to run (e.g. `open,putmany`; empty: all)"},
-	{"REGISTRY_MEMTEST_TUNING", "page-cache settings the SQLite memory measurement tries"},
-	{"REGISTRY_MEMTEST_BATCHES", "PutMany batches the SQLite memory measurement writes"},
-	{"REGISTRY_FTS_CEILING", "`1`: measure the FTS5 indexing ceiling on SQLite (docs/benchmarks/import-throughput.md)"},
-	{"REGISTRY_FTS_CONFIG", "FTS5 settings (`key=value` pairs) the SQLite tuning benchmark tries"},
-	{"REGISTRY_PUTMANY_WORK", "batches the SQLite tuning benchmark writes"},
+	{"REGISTRY_BENCH_SMOKE", "`1`: run the benchmark harness end to end in `go test` (`make bench-smoke`, bench module)"},
+	{"REGISTRY_BENCH_DOCS", "documents the store benchmarks of the bench module seed (bench/store)"},
+	{"REGISTRY_BENCH_POSTGRES_DSN", "admin DSN for `benchrun` (bench/cmd/benchrun; falls back to REGISTRY_TEST_POSTGRES_DSN)"},
+	{"REGISTRY_MEMTEST_DB", "path of a seeded SQLite store for the search-tier benchmark (bench/sqliteprofile; docs/benchmarks/sqlite-common-word-search.md); unset: it skips"},
+	{"REGISTRY_FTS_CEILING", "`1`: measure the FTS5 indexing ceiling on SQLite (bench/sqliteprofile; docs/benchmarks/import-throughput.md)"},
+	{"REGISTRY_PUTMANY_WORK", "batches of 1,000 the SQLite PutMany instruction count writes (bench/sqliteprofile)"},
 }
 
 // registryGroups are the registry's option sets and the commands reading
@@ -186,7 +176,7 @@ with its default in [examples/agent.yaml](../examples/agent.yaml); see
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", code(flag), code(o.Env), code(o.YAML), cmd, cell(o.Type), code(def), cell(o.Usage))
 	}
-	b.WriteString("\n## Tests and benchmarks\n\nRead by `go test`, `make bench` and `cmd/benchrun` only, never by the binaries:\n\n| environment | meaning |\n|---|---|\n")
+	b.WriteString("\n## Tests and benchmarks\n\nRead by `go test`, `make bench` and the bench module (bench/) only, never by the binaries:\n\n| environment | meaning |\n|---|---|\n")
 	for _, v := range developmentVariables {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", v.Name, cell(v.Usage))
 	}

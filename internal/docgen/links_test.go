@@ -11,15 +11,15 @@ import (
 // mdLink matches the target of a Markdown link or image: ](target).
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestDocLinksResolve: every relative link in README.md and docs/*.md points
-// at a file in the repository.
+// TestDocLinksResolve: every relative link in README.md, CONTRIBUTING.md,
+// CHANGELOG.md and docs/*.md points at a file in the repository.
 func TestDocLinksResolve(t *testing.T) {
 	root := moduleRoot(t)
 	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, filepath.Join(root, "README.md"))
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"), filepath.Join(root, "CHANGELOG.md"))
 	checked := 0
 	for _, f := range files {
 		src, err := os.ReadFile(f)

@@ -24,15 +24,6 @@ type hostile struct {
 
 func deepJSON(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 
-func manyTags(n int) string {
-	ts := make([]string, n)
-	for i := range ts {
-		ts[i] = fmt.Sprintf("tag%d", i)
-	}
-	b, _ := json.Marshal(ts)
-	return string(b)
-}
-
 func manyHashes(n int) string {
 	hs := make([]string, n)
 	for i := range hs {

@@ -20,8 +20,7 @@ func CheckResolveSize(n int) error {
 // ResolveBatch is a batch being answered by an engine. The engine sends
 // the digests in probe order (Probe(0), Probe(1), …), sorted by digest:
 // its digest index is then walked from left to right, so each index page
-// is read once per batch rather than once per probe landing on it (at
-// 100,000 documents a third fewer page reads on SQLite). Its query returns
+// is read once per batch rather than once per probe landing on it. Its query returns
 // each found row's index in that order, which Found maps back to the
 // position asked, so no map from digest to answer is built.
 type ResolveBatch struct {

@@ -15,9 +15,8 @@ const MaxTagsLimit = 1000
 // The counts come from document_counts (migration 000002): triggers append
 // a row of changes per write statement, and the rows are folded into one
 // every foldEvery writes of this process, so Stats and Tags sum at most a
-// few hundred small rows per writer process, never the documents.
-// Measured with 1,000 unfolded rows: Tags 7 ms, the fold 23 ms; folded,
-// Tags 0.3 ms.
+// few hundred small rows per writer process, never the documents (figures:
+// docs/benchmarks/postgres-write-profile.md).
 
 // foldEvery is how many write statements of this process may add rows to
 // document_counts before it folds them.

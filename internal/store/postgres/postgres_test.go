@@ -27,7 +27,3 @@ func openStore(t testing.TB) *postgres.Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openStore(t) })
 }
-
-func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) store.Store { return openStore(b) })
-}

@@ -14,9 +14,8 @@ import (
 // per-session and emptied at commit. Its rows are never compressed: rows
 // up to 8 kB stay in the row (toast_tuple_target) and the content and
 // words of larger ones go out of line as they are (stagingStorage).
-// Compressing them here, only for the INSERT to decompress them again,
-// cost ~0.24 ms of server CPU per document, an eighth of the whole insert
-// (docs/benchmarks/postgres-write-profile.md).
+// Compressing them here, only for the INSERT to decompress them again, was
+// a large share of the insert (docs/benchmarks/postgres-write-profile.md).
 const putManyStaging = `CREATE TEMP TABLE IF NOT EXISTS put_many_staging (
 	ord int NOT NULL, digest bytea NOT NULL, sha256 bytea NOT NULL, content bytea NOT NULL, size int NOT NULL,
 	title text NOT NULL, description text NOT NULL, multiround bool NOT NULL, tags text[] NOT NULL,

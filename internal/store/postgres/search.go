@@ -62,9 +62,7 @@ func (b *searchSQL) arg(v any) string {
 // inline, plainto_tsquery($n) is folded into a constant only in a plan
 // made for the parameters' values; pgx prepares its statements, and the
 // generic plan PostgreSQL switches to after five runs parses and stems
-// the words again for every row it checks: a two-word search over 3,642
-// candidates cost three times the server CPU (see
-// docs/benchmarks/postgres-search.md).
+// the words again for every row it checks (docs/benchmarks/postgres-search.md).
 func (b *searchSQL) tsQueries(terms []string) (all, any string) {
 	return b.allQuery(terms), b.anyQuery(terms)
 }

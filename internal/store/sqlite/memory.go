@@ -10,12 +10,10 @@ import "runtime"
 // cache_size, and any one connection may fill all of it (a reader evicts
 // the least recently used page of any connection). The pool lives in
 // modernc's C heap, outside the Go runtime's soft memory limit, where an
-// 8 KiB page takes a 16 KiB allocation slot. With the former 32 MiB write
-// cache plus SQLite's default 2,000 KiB per reader, reads across 100,000
-// documents filled ~40 MiB of pages and ~70 MiB of resident memory
-// (docs/benchmarks/sqlite-memory.md). The file's pages stay in the
-// operating system's cache anyway, so a miss here costs one pread, not a
-// disk read: the budget is kept small.
+// 8 KiB page takes a 16 KiB allocation slot, so large caches cost twice
+// their size in resident memory (docs/benchmarks/sqlite-memory.md). The
+// file's pages stay in the operating system's cache anyway, so a miss here
+// costs one pread, not a disk read: the budget is kept small.
 const (
 	// writeCacheKiB is the write connection's share: one Put touches a few
 	// B-tree paths and a small full-text segment.

@@ -112,9 +112,9 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 // only the title, description and tags: asked of documents_fts, a word
 // frequent in bodies but in no title walked its whole doclist there to
 // find nothing (migration 0004). With more words, FTS5 intersects their
-// doclists within the one expression, which bounds that walk; checking
-// each meta candidate for every word instead cost 12x more on
-// "payload booking" at 100,000 documents.
+// doclists within the one expression, which bounds that walk, far cheaper
+// than checking each meta candidate for every word
+// (docs/benchmarks/sqlite-common-word-search.md).
 var relevanceTiers = []struct {
 	tier    int64
 	expr    string

@@ -35,12 +35,6 @@ func TestConformanceWalkingSortIndex(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
 }
 
-// Run with: go test -bench . -run '^$' ./internal/store/sqlite/
-// (REGISTRY_BENCH_DOCS=100000 for the full-size corpus).
-func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) store.Store { return openTemp(b) })
-}
-
 func TestDirtySchemaIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "registry.db")
 	s, err := sqlite.Open(context.Background(), path)

@@ -97,8 +97,7 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	// OR FAIL: any error rolls the whole transaction back (inWriteTx), so
 	// no statement needs undoing alone, and without ABORT's statement
 	// rollback SQLite keeps no statement journal for these inserts (a copy
-	// of every page a statement first touches; statement journals were
-	// 3-5% of PutMany's CPU, docs/benchmarks/import-throughput.md).
+	// of every page a statement first touches; docs/benchmarks/import-throughput.md).
 	in.doc = prepare(`INSERT OR FAIL INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
 		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -201,11 +200,10 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 	}
 	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		// A batch dirties more pages than the serving-size cache holds
-		// (documents, indexes, full-text segments and their merges): with
-		// it, a batch at 100,000 documents spilled ~4,400 pages to the WAL
-		// mid-transaction and wrote them again at commit; with the bulk
-		// size ~850. The shrink before commit frees the pages as the commit
-		// cleans them.
+		// (documents, indexes, full-text segments and their merges), which
+		// spills them to the WAL mid-transaction to be written again at
+		// commit (docs/benchmarks/import-throughput.md). The shrink before
+		// commit frees the pages as the commit cleans them.
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", s.bulkCacheKiB)); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite every store engine passes, and
-// the benchmarks that measure them side by side. It only uses the store API,
-// so one suite holds all engines to one behaviour.
+// the deterministic corpus the benchmarks share (the bench module measures
+// with it). It only uses the store API, so one suite holds all engines to
+// one behaviour.
 package storetest
 
 import (
