@@ -44,6 +44,9 @@ type Serve struct {
 	TrustedProxies   []netip.Prefix
 
 	Upstreams []string
+	// OutboundAllow opens the SSRF guard of the registry's own outbound
+	// requests (upstream redirects) to private addresses.
+	OutboundAllow []string
 
 	// CSRFSecret keys the anti-forgery tokens of the HTML forms; replicas
 	// behind one load balancer must share it.
@@ -87,6 +90,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "publish-rate-burst", Env: "REGISTRY_PUBLISH_RATE_BURST", Default: "50", Usage: "burst of publishes per client above --publish-rate-limit", value: intValue{&c.PublishRateBurst, 1, 1 << 20}},
 		{Flag: "trusted-proxies", Env: "REGISTRY_TRUSTED_PROXIES", Default: "", Usage: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed; empty means the peer address is the client", value: prefixListValue{&c.TrustedProxies}},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", value: listValue{&c.Upstreams}},
+		{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (redirects from --upstreams; the upstreams themselves are always allowed)", value: listValue{&c.OutboundAllow}},
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", value: stringValue{&c.CSRFSecret}},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", value: durationValue{&c.ReadHeaderTimeout}},
 		{Flag: "read-timeout", Env: "REGISTRY_READ_TIMEOUT", Default: "30s", Usage: "time allowed to read a whole request", value: durationValue{&c.ReadTimeout}},
