@@ -11,6 +11,11 @@ import (
 // OriginExample marks documents imported from the built-in examples.
 const OriginExample = "example"
 
+// ExamplesPublisher publishes the built-in examples. No token can be made
+// for it, so no token holder's document is ever shown as a newer version of
+// an example (only a claim).
+const ExamplesPublisher = "examples"
+
 // SeedExamples publishes every *.md file of fsys (byte for byte) when the
 // store holds no document at all, listed or withdrawn, so an operator who
 // deleted the examples never gets them back. It reports how many it added.

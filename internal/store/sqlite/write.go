@@ -100,8 +100,8 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	// of every page a statement first touches; statement journals were
 	// 3-5% of PutMany's CPU, docs/benchmarks/import-throughput.md).
 	in.doc = prepare(`INSERT OR FAIL INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
-		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (hex) DO NOTHING`)
 	in.content = prepare(`INSERT OR FAIL INTO contents (id, content) VALUES (?, ?)`)
 	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
@@ -121,12 +121,14 @@ func (in *inserter) nextCreated() int64 {
 	return now
 }
 
-// checkNew refuses a document that did not come from protocol.Prepare.
+// checkNew refuses a document that did not come from protocol.Prepare or
+// names a malformed publisher.
 func checkNew(nd store.NewDocument) error {
 	if nd.Document.Sums.SHA1.IsZero() || len(nd.Document.Content) == 0 {
 		return store.ErrInvalid.With("the document was not prepared (no digest or no content)")
 	}
-	return nil
+	_, err := store.PublisherOr(nd.Publisher)
+	return err
 }
 
 // insert stores one document unless its digest is stored already.
@@ -136,6 +138,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	d := nd.Document
 	m := d.Metadata
+	publisher, _ := store.PublisherOr(nd.Publisher) // checked by checkNew
 	tags := protocol.NormaliseTags(append(append([]string{}, m.Tags...), nd.ExtraTags...))
 	created64 := in.nextCreated()
 	if !nd.CreatedAt.IsZero() {
@@ -159,7 +162,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
 		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
-		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason)
+		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason, publisher)
 	if err != nil {
 		return false, err
 	}

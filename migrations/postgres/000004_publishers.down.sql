@@ -1,0 +1,2 @@
+ALTER TABLE api_tokens DROP COLUMN IF EXISTS publisher;
+ALTER TABLE documents DROP COLUMN IF EXISTS publisher;

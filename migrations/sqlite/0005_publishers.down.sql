@@ -1,0 +1,2 @@
+ALTER TABLE api_tokens DROP COLUMN publisher;
+ALTER TABLE documents DROP COLUMN publisher;
