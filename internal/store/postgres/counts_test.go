@@ -203,4 +203,3 @@ func TestCountsMigrationBackfills(t *testing.T) {
 		t.Fatalf("Stats = %+v, want 3 listed, 1 withdrawn, 3 tags", st)
 	}
 }
-
