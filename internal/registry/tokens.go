@@ -66,7 +66,7 @@ func (s *Service) CreateToken(ctx context.Context, name string, scopes []store.S
 // ErrReservedPublisher refuses a token for a name only the registry
 // publishes as.
 var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
-	"the publisher name "+ExamplesPublisher+" is reserved for the examples the registry seeds itself")
+	"the publisher names "+ExamplesPublisher+" and "+MirrorPublisher+" are reserved: the registry publishes as them itself (seeded examples, mirrored documents)")
 
 // CreatePublisherToken makes a token with a fresh random secret that
 // publishes as publisher.
@@ -75,7 +75,7 @@ func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name stri
 	if err != nil {
 		return NewToken{}, err
 	}
-	if publisher == ExamplesPublisher {
+	if publisher == ExamplesPublisher || publisher == MirrorPublisher {
 		return NewToken{}, ErrReservedPublisher
 	}
 	name = strings.TrimSpace(name)

@@ -31,6 +31,7 @@ const (
 	MaxResolve      = 1000 // hashes in one Resolve call
 	MaxQueryRunes   = 200  // characters of a search query
 	MaxFilterTags   = 5
+	MaxSuccessors   = 100 // entries one Successors call returns
 )
 
 // Entry is one stored protocol document and its metadata. Content is nil
@@ -208,7 +209,10 @@ type Documents interface {
 	// Search lists listed entries by query with keyset pagination: pages
 	// neither skip nor repeat rows while rows are being added.
 	Search(ctx context.Context, q Query) (Page, error)
-	// Successors lists listed entries whose front matter supersedes d.
+	// Successors lists listed entries whose front matter supersedes d,
+	// at most MaxSuccessors: those of d's publisher first, then the others
+	// (claims), each oldest first, so that claims, however many, never
+	// crowd out the publisher's own versions.
 	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
 	// Withdraw tombstones an entry; withdrawing twice is not an error.
 	Withdraw(ctx context.Context, d protocol.Digest, reason string) error

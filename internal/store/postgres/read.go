@@ -65,12 +65,15 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Successors lists listed entries that supersede d, oldest first.
+// Successors lists listed entries that supersede d: d's publisher's first,
+// then others', each oldest first, at most store.MaxSuccessors.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
-		WHERE supersedes = $1 AND withdrawn_at IS NULL ORDER BY created_at, digest`, d[:])
+		WHERE supersedes = $1 AND withdrawn_at IS NULL
+		ORDER BY publisher IS NOT DISTINCT FROM (SELECT p.publisher FROM documents p WHERE p.digest = $1) DESC, created_at, digest
+		LIMIT $2`, d[:], store.MaxSuccessors)
 }
 
 func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]store.Entry, error) {

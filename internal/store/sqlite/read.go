@@ -11,9 +11,6 @@ import (
 
 // Limits of this engine's reads.
 const (
-	// maxSuccessors caps Successors: a document with more direct successors
-	// than a page lists only the oldest ones.
-	maxSuccessors = store.MaxPageSize
 	// eachBatch is how many entries Each reads per query, so an export
 	// never holds one read transaction open for the whole database.
 	eachBatch = 256
@@ -64,10 +61,13 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Successors lists listed entries that supersede d, oldest first.
+// Successors lists listed entries that supersede d: d's publisher's first,
+// then others', each oldest first, at most store.MaxSuccessors.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
 	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d
-		WHERE d.supersedes = ? AND d.withdrawn_at IS NULL ORDER BY d.created_at, d.hex LIMIT ?`, d.Hex(), maxSuccessors)
+		WHERE d.supersedes = ?1 AND d.withdrawn_at IS NULL
+		ORDER BY d.publisher IS (SELECT p.publisher FROM documents p WHERE p.hex = ?1) DESC, d.created_at, d.hex
+		LIMIT ?2`, d.Hex(), store.MaxSuccessors)
 }
 
 // queryEntries runs a query of entryColumns.

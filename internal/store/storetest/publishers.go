@@ -86,3 +86,32 @@ func testPublishers(t *testing.T, open Opener) {
 	_, err = s.PutMany(ctx(t), []store.NewDocument{bad})
 	wantErr(t, "PutMany with a malformed publisher", err, store.ErrInvalidPublisher)
 }
+
+// testSuccessorsOwnFirst: claims by another publisher, however many and
+// however old, never crowd the publisher's own newer version out of the
+// capped Successors list.
+func testSuccessorsOwnFirst(t *testing.T, open Opener) {
+	s := open(t)
+	nd := prepare(t, simpleDoc("Owned v1", "the original", nil, "Body."))
+	nd.Publisher = "acme"
+	v1 := put(t, s, nd)
+	claims := make([]store.NewDocument, store.MaxSuccessors)
+	for i := range claims {
+		claims[i] = prepare(t, fmt.Sprintf("---\nname: Claim %d\nsupersedes: %s\n---\n\nBody.\n", i, v1.Digest.Hex()))
+		claims[i].Publisher = "mallory"
+	}
+	_, err := s.PutMany(ctx(t), claims)
+	noErr(t, "PutMany of the claims", err)
+	own := prepare(t, fmt.Sprintf("---\nname: Owned v2\nsupersedes: %s\n---\n\nBody.\n", v1.Digest.Hex()))
+	own.Publisher = "acme"
+	v2 := put(t, s, own)
+
+	succ, err := s.Successors(ctx(t), v1.Digest)
+	noErr(t, "Successors", err)
+	if len(succ) != store.MaxSuccessors {
+		t.Fatalf("Successors returned %d entries, want the cap %d", len(succ), store.MaxSuccessors)
+	}
+	if succ[0].Digest != v2.Digest {
+		t.Fatalf("Successors[0] = %s (%q by %s), want the publisher's own v2 first", succ[0].Digest, succ[0].Metadata.Title, succ[0].Publisher)
+	}
+}

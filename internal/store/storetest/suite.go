@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Each", func(t *testing.T) { testEach(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
+	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the
