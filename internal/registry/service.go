@@ -222,11 +222,6 @@ func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Re
 	return s.store.Resolve(ctx, ds)
 }
 
-// Successors lists newer versions of a document.
-func (s *Service) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
-	return s.store.Successors(ctx, d)
-}
-
 // Withdraw tombstones a document; the reason is cleaned (CleanReason).
 func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
 	err := s.store.Withdraw(ctx, d, CleanReason(reason))
