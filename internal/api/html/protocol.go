@@ -26,7 +26,7 @@ type protocolPage struct {
 	Older     *versionLink
 	Newer     []versionLink
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
-	Published string // "new" or "existing" right after a publish
+	Published string        // "new" or "existing" right after a publish
 }
 
 type versionLink struct {
