@@ -175,7 +175,7 @@ func (e *entry) prepare(lim Limits) {
 			return
 		}
 	}
-	e.doc, e.err = prepareDocument(e.content, e.want, e.rec, lim.MaxDocumentBytes)
+	e.doc, e.err = prepareDocument(e.content, e.want, e.rec, lim)
 	e.content = nil // e.doc holds it
 }
 

@@ -36,7 +36,7 @@ func PrepareDocument(r PublishRequest, maxDocumentBytes int) (store.NewDocument,
 		return store.NewDocument{}, err
 	}
 	applyFallbacks(&doc, r.FallbackTitle, r.FallbackDescription)
-	if err := checkOrigin(r.Origin); err != nil {
+	if err := CheckOrigin(r.Origin); err != nil {
 		return store.NewDocument{}, err
 	}
 	publisher, err := store.PublisherOr(r.Publisher)
@@ -46,7 +46,9 @@ func PrepareDocument(r PublishRequest, maxDocumentBytes int) (store.NewDocument,
 	return store.NewDocument{Document: doc, ExtraTags: protocol.NormaliseTags(r.Tags), Origin: r.Origin, Publisher: publisher}, nil
 }
 
-func checkOrigin(origin string) error {
+// CheckOrigin refuses an origin none of the registry's ways into the store
+// records.
+func CheckOrigin(origin string) error {
 	switch origin {
 	case "", OriginImport, OriginExample:
 		return nil
