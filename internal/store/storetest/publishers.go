@@ -71,7 +71,7 @@ func testPublishers(t *testing.T, open Opener) {
 	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error {
 		seen++
 		if e.Publisher != want[e.Digest.Hex()] {
-			return fmt.Errorf("Each entry %s: publisher %q, want %q", e.Digest, e.Publisher, want[e.Digest.Hex()])
+			return fmt.Errorf("entry %s from Each: publisher %q, want %q", e.Digest, e.Publisher, want[e.Digest.Hex()])
 		}
 		return nil
 	}))
