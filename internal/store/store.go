@@ -44,7 +44,8 @@ type Entry struct {
 	Lints     []protocol.Lint
 	CreatedAt time.Time
 	// Origin is where the document came from: "" for a direct publish,
-	// "import", or the upstream registry URL it was mirrored from.
+	// "import", "example" (seeded), or the upstream registry URL it was
+	// mirrored from.
 	Origin string
 	// Publisher names the publisher whose token first published the
 	// document (DefaultPublisher for documents older than publishers).
