@@ -75,7 +75,7 @@ func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entr
 	return s.queryEntries(ctx, successorsSQL, d[:], store.MaxSuccessors)
 }
 
-// successorsSQL: $1 the digest, $2 the cap; own is d's publisher (” when
+// successorsSQL: $1 the digest, $2 the cap; own is d's publisher (the empty name when
 // d is not stored: no publisher has that name).
 const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM documents p WHERE p.digest = $1), '') AS name)
 	SELECT * FROM (

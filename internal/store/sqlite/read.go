@@ -69,7 +69,7 @@ func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entr
 	return s.queryEntries(ctx, successorsSQL, d.Hex(), store.MaxSuccessors)
 }
 
-// successorsSQL: ?1 the digest, ?2 the cap; own is d's publisher (” when d
+// successorsSQL: ?1 the digest, ?2 the cap; own is d's publisher (the empty name when d
 // is not stored: no publisher has that name).
 const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM documents p WHERE p.hex = ?1), '') AS name)
 	SELECT * FROM (
