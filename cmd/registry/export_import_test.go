@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 func exitCode(err error) int {
@@ -108,5 +111,64 @@ func TestExportImportThroughPostgres(t *testing.T) {
 	out, _, err := runCLI(t, nil, nil, "import", "--data-dir", sqliteB, arc1)
 	if err != nil || !strings.Contains(out, "0 new, 2 existing") {
 		t.Fatalf("re-import after the round trip: %v %s", err, out)
+	}
+}
+
+// TestImportTrustFlags: --publisher names the publisher of what an import
+// creates, --keep-publishers keeps the archive's, and an archive's
+// withdrawal reaches a document stored live only with --apply-withdrawals.
+func TestImportTrustFlags(t *testing.T) {
+	work := t.TempDir()
+	docs := filepath.Join(work, "docs")
+	writeDoc(t, filepath.Join(docs, "one.md"), "---\nname: One\ndescription: First.\n---\n1\n")
+	dataA, dataB, dataC := filepath.Join(work, "a"), filepath.Join(work, "b"), filepath.Join(work, "c")
+	arc := filepath.Join(work, "a.tar.gz")
+	for _, args := range [][]string{
+		{"import", "--data-dir", dataA, "--publisher", "acme", docs},
+		{"import", "--data-dir", dataC, docs},
+		{"export", "--data-dir", dataA, "-o", arc},
+		{"import", "--data-dir", dataB, "--keep-publishers", arc},
+	} {
+		if out, errOut, err := runCLI(t, nil, nil, args...); err != nil {
+			t.Fatalf("%v: %v\n%s%s", args, err, out, errOut)
+		}
+	}
+	publisherIn := func(dataDir string) string {
+		t.Helper()
+		st, err := sqlite.Open(context.Background(), filepath.Join(dataDir, sqliteFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		page, err := st.Search(context.Background(), store.Query{})
+		if err != nil || len(page.Entries) != 1 {
+			t.Fatalf("%s: %v %v", dataDir, page.Entries, err)
+		}
+		return page.Entries[0].Publisher
+	}
+	if a, b, c := publisherIn(dataA), publisherIn(dataB), publisherIn(dataC); a != "acme" || b != "acme" || c != "import" {
+		t.Fatalf("publishers: --publisher %q, --keep-publishers %q, default %q", a, b, c)
+	}
+
+	st, err := sqlite.Open(context.Background(), filepath.Join(dataA, sqliteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := st.Search(context.Background(), store.Query{})
+	if err := st.Withdraw(context.Background(), page.Entries[0].Digest, "retired"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, errOut, err := runCLI(t, nil, nil, "export", "--data-dir", dataA, "-o", arc); err != nil {
+		t.Fatalf("export: %v %s", err, errOut)
+	}
+	out, errOut, err := runCLI(t, nil, nil, "import", "--data-dir", dataC, arc)
+	if err != nil || !strings.Contains(out, "0 withdrawn, 1 withdrawals not applied") || !strings.Contains(errOut, "--apply-withdrawals") {
+		t.Fatalf("import over a live document: %v\n%s%s", err, out, errOut)
+	}
+	publisherIn(dataC) // still listed
+	out, errOut, err = runCLI(t, nil, nil, "import", "--data-dir", dataC, "--apply-withdrawals", arc)
+	if err != nil || !strings.Contains(out, "1 withdrawn") {
+		t.Fatalf("import --apply-withdrawals: %v\n%s%s", err, out, errOut)
 	}
 }

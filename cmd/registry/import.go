@@ -21,9 +21,12 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	maxDoc := fs.Int("max-document-bytes", protocol.DefaultMaxDocumentBytes, "largest document accepted; use the server's --max-document-bytes")
 	maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "most archive entries or .md files read before the import stops")
 	maxBytes := fs.Int64("max-archive-bytes", archive.DefaultMaxArchiveBytes, "most uncompressed archive bytes read before the import stops")
+	publisher := fs.String("publisher", archive.ImportPublisher, "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)")
+	keepPublishers := fs.Bool("keep-publishers", false, "keep the publishers an archive names instead of --publisher: only for archives you trust, such as a backup of this registry (an archive could otherwise file documents under any publisher as its newer versions)")
+	applyWithdrawals := fs.Bool("apply-withdrawals", false, "let the archive's withdrawals withdraw documents stored here live; without it an import never changes an existing entry")
 	writers := fs.Int("writers", 0, "batches written at once; 0 means 2 on PostgreSQL (the server works on one while the other commits) and 1 on SQLite (one writer at a time)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively). Importing twice changes nothing.")
+		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals).\nRestore a backup of this registry with --keep-publishers.")
 		fs.PrintDefaults()
 	}
 	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
@@ -40,7 +43,8 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	defer st.Close()
 
 	lim := archive.Limits{MaxDocumentBytes: *maxDoc, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
-		Writers: importWriters(*writers, st.Engine())}
+		Writers: importWriters(*writers, st.Engine()), Publisher: *publisher, KeepPublishers: *keepPublishers,
+		ApplyWithdrawals: *applyWithdrawals}
 	failed := 0
 	for _, path := range fs.Args() {
 		start := time.Now()
@@ -87,6 +91,10 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	if secs := took.Seconds(); secs > 0 && total > 0 {
 		rate = fmt.Sprintf(", %.0f documents/s", float64(total)/secs)
 	}
-	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn, %d failed (%s%s)\n",
-		path, rep.New, rep.Existing, rep.Withdrawn, rep.Failed, took.Round(time.Millisecond), rate)
+	skipped := ""
+	if rep.WithdrawalsSkipped > 0 {
+		skipped = fmt.Sprintf(", %d withdrawals not applied", rep.WithdrawalsSkipped)
+	}
+	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
+		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)
 }

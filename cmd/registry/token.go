@@ -19,7 +19,7 @@ func init() {
 }
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {
-	const usage = "usage: registry token create --name NAME [--scope publish|admin,...] | list | revoke ID\n(database flags go after the subcommand: registry token list --data-dir DIR)"
+	const usage = "usage: registry token create --name NAME [--publisher NAME] [--scope publish|admin,...] | list | revoke ID\n(database flags go after the subcommand: registry token list --data-dir DIR)"
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(env.stderr, usage)
 		return errUsage
@@ -33,6 +33,7 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	fs := flagSet(env, "token "+sub)
 	name := fs.String("name", "", "a name saying who or what uses the token (create)")
 	scopes := fs.String("scope", "publish", "comma-separated scopes: publish, admin (create)")
+	publisher := fs.String("publisher", store.DefaultPublisher, "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions (create)")
 	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
 		return usageOr(err)
 	}
@@ -44,7 +45,7 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	svc := registry.New(st, registry.Config{})
 	switch sub {
 	case "create":
-		return tokenCreate(ctx, env, svc, *name, *scopes)
+		return tokenCreate(ctx, env, svc, *publisher, *name, *scopes)
 	case "list":
 		return tokenList(ctx, env, svc)
 	default:
@@ -52,19 +53,19 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	}
 }
 
-func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, name, scopeList string) error {
+func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, publisher, name, scopeList string) error {
 	scopes, err := registry.ParseScopes(strings.Split(scopeList, ","))
 	if err != nil {
 		return err
 	}
-	t, err := svc.CreateToken(ctx, name, scopes)
+	t, err := svc.CreatePublisherToken(ctx, publisher, name, scopes)
 	if err != nil {
 		return err
 	}
 	// The secret alone goes to stdout (for scripts: TOKEN=$(registry token
 	// create …)); the note goes to stderr.
-	fmt.Fprintf(env.stderr, "created token %d %q with scopes %s; it is shown only now, store it safely\n",
-		t.Token.ID, t.Token.Name, scopeNames(t.Token.Scopes))
+	fmt.Fprintf(env.stderr, "created token %d %q of publisher %s with scopes %s; it is shown only now, store it safely\n",
+		t.Token.ID, t.Token.Name, t.Token.Publisher, scopeNames(t.Token.Scopes))
 	fmt.Fprintln(env.stdout, t.Secret)
 	return nil
 }
@@ -75,9 +76,9 @@ func tokenList(ctx context.Context, env *environment, svc *registry.Service) err
 		return err
 	}
 	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tLAST USED\tREVOKED")
+	fmt.Fprintln(w, "ID\tNAME\tPUBLISHER\tSCOPES\tCREATED\tLAST USED\tREVOKED")
 	for _, t := range ts {
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, scopeNames(t.Scopes),
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Publisher, scopeNames(t.Scopes),
 			t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
 	}
 	return w.Flush()

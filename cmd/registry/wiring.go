@@ -39,7 +39,7 @@ func upstream(cfg config.Serve, log *slog.Logger) (registry.Upstream, error) {
 		return nil, nil
 	}
 	m, err := registry.NewMirror(registry.MirrorConfig{
-		Upstreams: cfg.Upstreams, MaxDocumentBytes: cfg.MaxDocumentBytes, Logger: log,
+		Upstreams: cfg.Upstreams, Allow: cfg.OutboundAllow, MaxDocumentBytes: cfg.MaxDocumentBytes, Logger: log,
 	})
 	if err != nil {
 		return nil, err

@@ -56,16 +56,29 @@ func (a *Authenticator) Require(c echo.Context, scope store.Scope) (store.Token,
 	return tok, nil
 }
 
-// Middleware requires scope on the routes it wraps.
+// Middleware requires scope on the routes it wraps and keeps the token for
+// the handler (Publisher).
 func (a *Authenticator) Middleware(scope store.Scope) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if _, err := a.Require(c, scope); err != nil {
+			tok, err := a.Require(c, scope)
+			if err != nil {
 				return err
 			}
+			c.Set(tokenKey, tok)
 			return next(c)
 		}
 	}
+}
+
+// tokenKey holds the request's store.Token in the echo context.
+const tokenKey = "agora.token"
+
+// Publisher is the publisher the request's token publishes as; "" (the
+// default publisher) for a tokenless publish on an open registry.
+func Publisher(c echo.Context) string {
+	tok, _ := c.Get(tokenKey).(store.Token)
+	return tok.Publisher
 }
 
 func (s *Server) requireScope(scope store.Scope) echo.MiddlewareFunc {

@@ -32,6 +32,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 	}
 	res, err := s.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
 		Content: []byte(*req.Protocol), FallbackTitle: req.Name, FallbackDescription: req.Description,
+		Publisher: Publisher(c),
 	})
 	if err != nil {
 		return err

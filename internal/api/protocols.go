@@ -77,6 +77,7 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	req.Publisher = Publisher(c)
 	res, err := s.svc.PublishRequest(c.Request().Context(), req)
 	if err != nil {
 		return err
@@ -97,11 +98,17 @@ func (s *Server) getProtocol(c echo.Context) error {
 		return err
 	}
 	withContent := c.QueryParam("content") == "1" || c.QueryParam("content") == "true"
-	e, err := s.svc.Get(c.Request().Context(), d, withContent)
+	ctx := c.Request().Context()
+	e, err := s.svc.Get(ctx, d, withContent)
 	if err != nil {
 		return err
 	}
 	view := protocolView(s.svc, e)
+	versions, err := s.svc.Versions(ctx, e)
+	if err != nil {
+		return err
+	}
+	view.Versions = versionsView(versions)
 	return writeProtocolView(c, http.StatusOK, &view)
 }
 

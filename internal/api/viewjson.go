@@ -67,6 +67,8 @@ func appendProtocolView(buf []byte, v *ProtocolView) []byte {
 	buf = v.CreatedAt.AppendFormat(buf, time.RFC3339Nano)
 	buf = append(buf, `","origin":`...)
 	buf = appendJSONString(buf, v.Origin)
+	buf = append(buf, `,"publisher":`...)
+	buf = appendJSONString(buf, v.Publisher)
 	buf = append(buf, `,"lints":`...)
 	buf = appendLints(buf, v.Lints)
 	buf = append(buf, `,"sources":`...)
@@ -79,7 +81,36 @@ func appendProtocolView(buf []byte, v *ProtocolView) []byte {
 		buf = append(buf, `,"content":`...)
 		buf = appendJSONString(buf, *v.Content)
 	}
+	if v.Versions != nil {
+		buf = append(buf, `,"versions":{"newer":`...)
+		buf = appendVersionRefs(buf, v.Versions.Newer)
+		buf = append(buf, `,"claims":`...)
+		buf = appendVersionRefs(buf, v.Versions.Claims)
+		buf = append(buf, `,"supersedesClaim":`...)
+		buf = strconv.AppendBool(buf, v.Versions.SupersedesClaim)
+		buf = append(buf, '}')
+	}
 	return append(buf, "}\n"...)
+}
+
+func appendVersionRefs(buf []byte, refs []VersionRef) []byte {
+	if refs == nil {
+		return append(buf, "null"...)
+	}
+	buf = append(buf, '[')
+	for i, r := range refs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"hex":`...)
+		buf = appendJSONString(buf, r.Hex)
+		buf = append(buf, `,"title":`...)
+		buf = appendJSONString(buf, r.Title)
+		buf = append(buf, `,"publisher":`...)
+		buf = appendJSONString(buf, r.Publisher)
+		buf = append(buf, '}')
+	}
+	return append(buf, ']')
 }
 
 // appendJSONStrings appends a string slice (nil is null, as encoding/json

@@ -56,6 +56,9 @@ func fillEveryField(t *testing.T, v reflect.Value, text string) {
 		case *string:
 			s := text
 			f.Set(reflect.ValueOf(&s))
+		case *VersionsView:
+			ref := VersionRef{Hex: "h", Title: text, Publisher: "p"}
+			f.Set(reflect.ValueOf(&VersionsView{Newer: []VersionRef{ref, ref}, Claims: []VersionRef{ref}, SupersedesClaim: true}))
 		default:
 			t.Fatalf("ProtocolView.%s has a type (%s) the test cannot fill: teach it and appendProtocolView", v.Type().Field(i).Name, f.Type())
 		}

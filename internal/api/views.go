@@ -24,11 +24,42 @@ type ProtocolView struct {
 	Size          int             `json:"size"`
 	CreatedAt     time.Time       `json:"createdAt"`
 	Origin        string          `json:"origin"`
+	Publisher     string          `json:"publisher"`
 	Lints         []protocol.Lint `json:"lints"`
 	Sources       []string        `json:"sources"`
 	HTMLURL       string          `json:"htmlUrl"`
 	SDKCompatible bool            `json:"sdkCompatible"`
 	Content       *string         `json:"content,omitempty"`
+	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
+	Versions *VersionsView `json:"versions,omitempty"`
+}
+
+// VersionsView is a document's lineage split by publisher: newer are its
+// publisher's successors, claims other publishers' documents that say they
+// supersede it; supersedesClaim is set when the document it supersedes was
+// published by another publisher.
+type VersionsView struct {
+	Newer           []VersionRef `json:"newer"`
+	Claims          []VersionRef `json:"claims"`
+	SupersedesClaim bool         `json:"supersedesClaim"`
+}
+
+// VersionRef names one document of a lineage.
+type VersionRef struct {
+	Hex       string `json:"hex"`
+	Title     string `json:"title"`
+	Publisher string `json:"publisher"`
+}
+
+func versionsView(v registry.Versions) *VersionsView {
+	refs := func(es []store.Entry) []VersionRef {
+		out := make([]VersionRef, 0, len(es))
+		for _, e := range es {
+			out = append(out, VersionRef{Hex: e.Digest.Hex(), Title: e.Metadata.Title, Publisher: e.Publisher})
+		}
+		return out
+	}
+	return &VersionsView{Newer: refs(v.Newer), Claims: refs(v.Claims), SupersedesClaim: v.OlderByAnother}
 }
 
 func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
@@ -37,7 +68,7 @@ func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
 		Hex: e.Digest.Hex(), Base64: e.Digest.Base64(),
 		Title: m.Title, Description: m.Description, Tags: nonNil(m.Tags), Multiround: m.Multiround,
 		Version: m.Version, Authors: m.Authors, License: m.License,
-		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin,
+		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin, Publisher: e.Publisher,
 		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
 		SDKCompatible: m.FrontMatter,
 	}

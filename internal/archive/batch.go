@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -35,6 +35,20 @@ type Limits struct {
 	// DefaultWriters. More than one helps only a store whose time is spent
 	// outside this process (a database server with cores to spare).
 	Writers int
+
+	// What an import may claim and change; an archive is hostile input.
+
+	// Publisher is recorded for the documents the import creates; ""
+	// means ImportPublisher. The archive's own publisher names are kept
+	// only with KeepPublishers (restoring a backup of this registry):
+	// otherwise an archive could file its documents under any publisher,
+	// as newer versions of theirs.
+	Publisher      string
+	KeepPublishers bool
+	// ApplyWithdrawals lets the archive's tombstones withdraw documents
+	// this registry already holds live. Without it an import never changes
+	// an entry that exists: tombstones apply to the entries it creates.
+	ApplyWithdrawals bool
 }
 
 // Default limits.
@@ -75,31 +89,65 @@ func (l Limits) withDefaults() Limits {
 }
 
 // ImportOrigin is the origin recorded for documents that arrive without a
-// record of their own (directories of .md files, bare archives).
-const ImportOrigin = "import"
+// record of their own (directories of .md files, bare archives), and for
+// those whose record claims an origin this registry never records from an
+// archive (the built-in examples', or no origin at all).
+const ImportOrigin = registry.OriginImport
 
-// prepareDocument validates, hashes and parses one document. want, when not
-// nil, is the digest the archive claims for it; rec, when not nil, is its
-// archive record.
-func prepareDocument(content []byte, want *protocol.Digest, rec *Record, maxBytes int) (store.NewDocument, error) {
-	doc, err := protocol.Prepare(content, maxBytes)
+// ImportPublisher is the default publisher of imported documents.
+const ImportPublisher = "import"
+
+// EarliestCreatedAt is the earliest creation time a record may carry: the
+// Agora protocol did not exist before, so an older time is a backdated lie
+// (to look like the original of a document, or sort below it).
+var EarliestCreatedAt = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// prepareDocument validates, hashes and parses one document through
+// registry.PrepareDocument, the path of every publish, so an archive's
+// record gets the same cleaning (title, description, tags, origin,
+// publisher) as a document published over the API. want, when not nil, is
+// the digest the archive claims for it; rec, when not nil, is its archive
+// record (already through checkRecord).
+func prepareDocument(content []byte, want *protocol.Digest, rec *Record, lim Limits) (store.NewDocument, error) {
+	req := registry.PublishRequest{Content: content, Origin: ImportOrigin, Publisher: lim.Publisher}
+	if req.Publisher == "" {
+		req.Publisher = ImportPublisher
+	}
+	if rec != nil {
+		req.Tags = rec.ExtraTags
+		req.Origin = importedOrigin(rec.Origin)
+		req.FallbackTitle, req.FallbackDescription = rec.Title, rec.Description
+		if lim.KeepPublishers && rec.Publisher != "" {
+			req.Publisher = rec.Publisher
+		}
+	}
+	nd, err := registry.PrepareDocument(req, lim.MaxDocumentBytes)
 	if err != nil {
 		return store.NewDocument{}, err
 	}
-	if d := doc.Sums.SHA1; want != nil && *want != d {
+	if d := nd.Document.Sums.SHA1; want != nil && *want != d {
 		return store.NewDocument{}, ErrHashMismatch.With(fmt.Sprintf(
 			"the document hashes to %s, not to the %s in its name; refused (tampered or corrupt archive)", d.Hex(), want.Hex()))
 	}
-	nd := store.NewDocument{Document: doc, Origin: ImportOrigin}
 	if rec != nil {
-		applyRecordMetadata(&nd.Document, rec)
-		nd.Origin = rec.Origin
-		nd.ExtraTags = protocol.NormaliseTags(rec.ExtraTags)
 		nd.CreatedAt = rec.CreatedAt
 		nd.WithdrawnAt = rec.WithdrawnAt
-		nd.WithdrawReason = rec.WithdrawReason
+		if rec.WithdrawnAt != nil {
+			nd.WithdrawReason = registry.CleanReason(rec.WithdrawReason)
+		}
 	}
 	return nd, nil
+}
+
+// importedOrigin is the origin a record may claim: an upstream's URL, or
+// "" for a document published at the registry the archive came from.
+// "import" stands for anything else, the examples' origin in particular:
+// only this registry's own seeding may say a document is a bundled example.
+func importedOrigin(origin string) string {
+	if origin == registry.OriginExample || registry.CheckOrigin(origin) != nil {
+		return ImportOrigin
+	}
+	return origin
 }
 
 // write stores a batch in one transaction, counting the outcome in the
@@ -156,8 +204,9 @@ func (p *pipeline) putOneByOne(b *batch) error {
 	return nil
 }
 
-// settle counts a stored document and applies an archived tombstone to a
-// document that was already stored but not withdrawn.
+// settle counts a stored document. An archived tombstone of a document
+// already stored live is applied only with ApplyWithdrawals; without it the
+// stored entry is left as it is (and the report says so).
 func (p *pipeline) settle(b *batch, e *entry, created bool) error {
 	withdrawn := e.doc.WithdrawnAt != nil
 	if created {
@@ -169,6 +218,10 @@ func (p *pipeline) settle(b *batch, e *entry, created bool) error {
 	}
 	b.rep.Existing++
 	if !withdrawn {
+		return nil
+	}
+	if !p.lim.ApplyWithdrawals {
+		b.rep.WithdrawalsSkipped++
 		return nil
 	}
 	d := e.doc.Document.Sums.SHA1
@@ -201,20 +254,6 @@ func fatal(ctx context.Context, err error) bool {
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// applyRecordMetadata restores a title or description that was given
-// beside the document, dropping the lint that its absence raised.
-func applyRecordMetadata(doc *protocol.Document, rec *Record) {
-	set := func(field *string, value, lint string) {
-		if value == "" {
-			return
-		}
-		*field = value
-		doc.Lints = slices.DeleteFunc(doc.Lints, func(l protocol.Lint) bool { return l.Code == lint })
-	}
-	set(&doc.Metadata.Title, rec.Title, protocol.LintMissingTitle)
-	set(&doc.Metadata.Description, rec.Description, protocol.LintMissingDescription)
-}
-
 // checkRecord refuses records an archive should never hold.
 func checkRecord(rec *Record, d protocol.Digest) error {
 	switch {
@@ -232,6 +271,19 @@ func checkRecord(rec *Record, d protocol.Digest) error {
 		return ErrInvalidRecord.With(fmt.Sprintf("more than %d extra tags", protocol.MaxTags))
 	case rec.CreatedAt.After(time.Now().Add(24 * time.Hour)):
 		return ErrInvalidRecord.With("the creation time is in the future")
+	case !rec.CreatedAt.IsZero() && rec.CreatedAt.Before(EarliestCreatedAt):
+		return ErrInvalidRecord.With(fmt.Sprintf("the creation time %s is before %s, when no Agora document existed: backdated",
+			rec.CreatedAt.UTC().Format(time.RFC3339), EarliestCreatedAt.Format("2006-01-02")))
+	case rec.WithdrawnAt != nil && rec.WithdrawnAt.After(time.Now().Add(24*time.Hour)):
+		return ErrInvalidRecord.With("the withdrawal time is in the future")
+	case rec.Publisher != "" && !validPublisher(rec.Publisher):
+		return ErrInvalidRecord.With(fmt.Sprintf("%q is not a publisher name", rec.Publisher))
 	}
 	return nil
+}
+
+// validPublisher reports whether a record's publisher is a well-formed name.
+func validPublisher(name string) bool {
+	_, err := store.PublisherOr(name)
+	return err == nil
 }

@@ -79,6 +79,7 @@ func recordOf(e store.Entry) Record {
 		Digest:         e.Digest,
 		ExtraTags:      extra,
 		Origin:         e.Origin,
+		Publisher:      e.Publisher,
 		CreatedAt:      e.CreatedAt.UTC(),
 		WithdrawnAt:    utcPtr(e.WithdrawnAt),
 		WithdrawReason: e.WithdrawReason,

@@ -67,9 +67,12 @@ type Record struct {
 	// Title and Description are set when the stored ones differ from what
 	// the document itself gives (the paper demo's publish sends a name and
 	// description beside the text).
-	Title          string     `json:"title,omitempty"`
-	Description    string     `json:"description,omitempty"`
-	Origin         string     `json:"origin"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Origin      string `json:"origin"`
+	// Publisher is the publisher that first published the document; an
+	// import keeps it only when told to (Limits.KeepPublishers).
+	Publisher      string     `json:"publisher,omitempty"`
 	CreatedAt      time.Time  `json:"createdAt"`
 	WithdrawnAt    *time.Time `json:"withdrawnAt,omitempty"`
 	WithdrawReason string     `json:"withdrawReason,omitempty"`

@@ -51,25 +51,22 @@ func digest(t testing.TB, content []byte) protocol.Digest {
 func seed(t testing.TB, st store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	old := time.Date(2021, 3, 4, 5, 6, 7, 123456000, time.UTC)
+	old := time.Date(2024, 3, 4, 5, 6, 7, 123456000, time.UTC)
 	withdrawnAt := time.Date(2024, 1, 2, 3, 4, 5, 654321000, time.UTC)
 
 	fallback := prepare(t, "plain text without heading or paragraph structure?\n")
-	fallback.Metadata.Title = "Given Beside"
-	fallback.Metadata.Description = "A description sent with the publish request."
-	fallback.Lints = slices.DeleteFunc(fallback.Lints, func(l protocol.Lint) bool {
-		return l.Code == protocol.LintMissingTitle || l.Code == protocol.LintMissingDescription
-	})
+	fallback.Metadata.Title = "Given Beside" // as a publish fills a missing title
+	fallback.Lints = slices.DeleteFunc(fallback.Lints, func(l protocol.Lint) bool { return l.Code == protocol.LintMissingTitle })
 
 	docs := []store.NewDocument{
 		{Document: prepare(t, "---\nname: Weather Protocol\ndescription: Forecasts.\ntags: [weather, forecast]\n---\n\n# Weather\n"),
-			ExtraTags: []string{"extra-one", "weather"}},
+			ExtraTags: []string{"extra-one", "weather"}, Publisher: "acme"},
 		{Document: prepare(t, "# No Front Matter\r\n\r\nCRLF endings, trailing spaces   \r\n"),
 			Origin: "https://upstream.example/registry", CreatedAt: old},
 		{Document: prepare(t, "---\nname: Withdrawn One\ndescription: Gone.\n---\nbody\n"),
 			Origin: "import", WithdrawnAt: &withdrawnAt, WithdrawReason: "duplicate of another protocol"},
 		{Document: prepare(t, "---\ntitle: Ünïcödé 天気\ndescription: «quotes» and emoji 🌦\ntags: [i18n]\nsupersedes: a9993e364706816aba3e25717850c26c9cd0d89d\n---\n\ntext\n")},
-		{Document: fallback, Origin: "paper-demo"},
+		{Document: fallback, Publisher: "someone-else"},
 	}
 	for _, nd := range docs {
 		if _, _, err := st.Put(ctx, nd); err != nil {
@@ -102,6 +99,7 @@ type snapshotEntry struct {
 	FrontMatter    bool
 	Lints          string
 	Origin         string
+	Publisher      string
 	CreatedAt      int64 // µs: both engines keep microseconds
 	WithdrawnAt    int64
 	WithdrawReason string
@@ -120,7 +118,7 @@ func snapshot(t testing.TB, st store.Store) map[protocol.Digest]snapshotEntry {
 			Title: e.Metadata.Title, Description: e.Metadata.Description, Multiround: e.Metadata.Multiround,
 			Tags: strings.Join(e.Metadata.Tags, ","), Version: e.Metadata.Version,
 			Authors: strings.Join(e.Metadata.Authors, ","), License: e.Metadata.License, FrontMatter: e.Metadata.FrontMatter,
-			Lints: strings.Join(lints, ","), Origin: e.Origin, CreatedAt: e.CreatedAt.UnixMicro(),
+			Lints: strings.Join(lints, ","), Origin: e.Origin, Publisher: e.Publisher, CreatedAt: e.CreatedAt.UnixMicro(),
 			WithdrawReason: e.WithdrawReason,
 		}
 		if e.Metadata.Supersedes != nil {

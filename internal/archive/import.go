@@ -245,6 +245,9 @@ func (ar *archiveReader) finish(rep *Report) {
 	for _, d := range slices.SortedFunc(maps.Keys(ar.pending), func(a, b protocol.Digest) int { return bytes.Compare(a[:], b[:]) }) {
 		rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
 	}
+	if n := rep.WithdrawalsSkipped; n > 0 {
+		rep.warn("%d documents withdrawn in the archive are stored here live and were left live (an import changes no existing entry; --apply-withdrawals applies the archive's withdrawals)", n)
+	}
 	switch {
 	case ar.summary != nil && ar.summary.Documents != ar.documents:
 		rep.warn("%s announces %d documents but the archive holds %d: it was edited or assembled from parts",

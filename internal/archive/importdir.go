@@ -15,21 +15,30 @@ import (
 )
 
 // ImportDir loads every .md file under dir (recursively) into docs,
-// idempotently, with origin ImportOrigin. Other files are ignored; symbolic
-// links to files are followed, links to directories are not (no loops).
+// idempotently, with origin ImportOrigin. Other regular files are ignored.
+// Nothing outside dir is ever read: the walk and every open go through an
+// os.Root, symbolic links are refused (never followed, not even to a file
+// inside dir), and so is every entry that is neither a directory nor a
+// regular file (FIFOs, sockets, devices), each with its own report line.
 func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits) (Report, error) {
 	lim = lim.withDefaults()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return Report{}, err
+	}
+	defer root.Close()
 	p := newPipeline(ctx, docs, lim)
 	files := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, walkErr error) error {
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, walkErr error) error {
 		if p.ctx.Err() != nil {
 			return context.Cause(p.ctx)
 		}
+		name := filepath.Join(dir, filepath.FromSlash(rel))
 		if walkErr != nil {
-			if path == dir {
+			if rel == "." {
 				return walkErr
 			}
-			if err := p.fail(path, walkErr); err != nil {
+			if err := p.fail(name, walkErr); err != nil {
 				return err
 			}
 			if d != nil && d.IsDir() {
@@ -37,14 +46,19 @@ func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits
 			}
 			return nil
 		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(path), ".md") {
+		switch {
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			return p.fail(name, notRegular(d.Type()))
+		case !strings.EqualFold(filepath.Ext(rel), ".md"):
 			return nil
 		}
 		files++
 		if files > lim.MaxEntries {
 			return ErrArchiveTooLarge.With(fmt.Sprintf("the directory holds more than %d .md files; import stopped", lim.MaxEntries))
 		}
-		return p.addFile(path, path)
+		return p.addFile(name, root, rel)
 	})
 	rep, perr := p.finish()
 	if err == nil {
@@ -53,20 +67,50 @@ func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits
 	return rep, err
 }
 
-// readDocumentFile reads one file, refusing what is not a regular file or
-// is larger than the document limit before reading it whole.
-func readDocumentFile(path string, maxBytes int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// notRegular explains why a directory entry is not imported.
+func notRegular(mode fs.FileMode) error {
+	if mode&fs.ModeSymlink != 0 {
+		return ErrEntryType.With("a symbolic link: refused (import reads only regular files inside the directory, and never follows links)")
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	return ErrEntryType.With(fmt.Sprintf("not a regular file (%s): refused", fileKind(mode)))
+}
+
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + mode.Type().String()
+}
+
+// readDocumentFile reads one file of root, refusing a link or anything but
+// a regular file (the entry may have been replaced since the walk saw it)
+// and what is larger than the document limit, before reading it whole.
+func readDocumentFile(root *os.Root, name string, maxBytes int) ([]byte, error) {
+	info, err := root.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, ErrEntryType.With("not a regular file")
+		return nil, notRegular(info.Mode())
+	}
+	// noFollowFlags refuse a link swapped in after the Lstat and keep a FIFO
+	// swapped in from blocking the open; the Stat below then refuses it.
+	f, err := root.OpenFile(name, os.O_RDONLY|noFollowFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err = f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(info.Mode())
 	}
 	if info.Size() > int64(maxBytes) {
 		return nil, protocol.ErrDocumentTooLarge.With(fmt.Sprintf("the document is %d bytes; the limit is %d", info.Size(), maxBytes))
@@ -80,7 +124,7 @@ func readDocumentFile(path string, maxBytes int) ([]byte, error) {
 }
 
 // ImportPath imports a directory of .md files or an archive file, whichever
-// path is.
+// path is. The path itself is the operator's choice and may be a link.
 func ImportPath(ctx context.Context, docs store.Documents, path string, lim Limits) (Report, error) {
 	info, err := os.Stat(path)
 	if err != nil {

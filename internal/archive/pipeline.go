@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -43,7 +44,8 @@ type pipeline struct {
 // entry is one archive entry or file on its way through the pipeline.
 type entry struct {
 	name    string
-	path    string // a file the worker reads; otherwise content is set
+	root    *os.Root // with path: a file of root the worker reads; otherwise content is set
+	path    string
 	content []byte
 	want    *protocol.Digest // the digest the archive names, if any
 	rec     *Record          // the archive record, if any
@@ -100,9 +102,9 @@ func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipelin
 	return p
 }
 
-// addFile queues a file for a worker to read and prepare.
-func (p *pipeline) addFile(name, path string) error {
-	return p.add(&entry{name: name, path: path, ready: make(chan struct{})})
+// addFile queues a file of root for a worker to read and prepare.
+func (p *pipeline) addFile(name string, root *os.Root, path string) error {
+	return p.add(&entry{name: name, root: root, path: path, ready: make(chan struct{})})
 }
 
 // addContent queues bytes already read (an archive entry).
@@ -167,13 +169,13 @@ func (p *pipeline) prepareEntries() {
 
 // prepare reads (for files), validates, hashes and parses one entry.
 func (e *entry) prepare(lim Limits) {
-	if e.path != "" {
-		e.content, e.err = readDocumentFile(e.path, lim.MaxDocumentBytes)
+	if e.root != nil {
+		e.content, e.err = readDocumentFile(e.root, e.path, lim.MaxDocumentBytes)
 		if e.err != nil {
 			return
 		}
 	}
-	e.doc, e.err = prepareDocument(e.content, e.want, e.rec, lim.MaxDocumentBytes)
+	e.doc, e.err = prepareDocument(e.content, e.want, e.rec, lim)
 	e.content = nil // e.doc holds it
 }
 

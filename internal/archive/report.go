@@ -21,6 +21,9 @@ type Report struct {
 	Existing  int
 	Withdrawn int
 	Failed    int
+	// WithdrawalsSkipped counts tombstones in the archive for documents
+	// stored here live, left live (Limits.ApplyWithdrawals applies them).
+	WithdrawalsSkipped int
 	// Errors describe failed entries (at most MaxReportedErrors).
 	Errors []EntryError
 	// Warnings are doubts about the archive as a whole that did not stop the
@@ -51,6 +54,7 @@ func (r *Report) add(o Report) {
 	r.New += o.New
 	r.Existing += o.Existing
 	r.Withdrawn += o.Withdrawn
+	r.WithdrawalsSkipped += o.WithdrawalsSkipped
 	r.Failed += o.Failed
 	room := max(MaxReportedErrors-len(r.Errors), 0)
 	r.Errors = append(r.Errors, o.Errors[:min(room, len(o.Errors))]...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/archive"
@@ -19,9 +20,12 @@ func importBytes(t testing.TB, st store.Store, b []byte, lim archive.Limits) arc
 	return rep
 }
 
-// roundTrip exports src, imports into dst, and checks that dst now holds
-// exactly what src holds, that a second import changes nothing, and that
-// exporting dst gives the same documents back.
+// restore is how a backup of this registry is loaded: publishers kept.
+var restore = archive.Limits{KeepPublishers: true}
+
+// roundTrip exports src, restores it into dst, and checks that dst now
+// holds exactly what src holds, that a second import changes nothing, and
+// that exporting dst gives the same documents back.
 func roundTrip(t *testing.T, src, dst store.Store) {
 	seed(t, src)
 	want := snapshot(t, src)
@@ -30,13 +34,13 @@ func roundTrip(t *testing.T, src, dst store.Store) {
 	}
 	arc := export(t, src)
 
-	rep := importBytes(t, dst, arc, archive.Limits{})
+	rep := importBytes(t, dst, arc, restore)
 	if rep.New != 6 || rep.Existing != 0 || rep.Withdrawn != 2 || rep.Failed != 0 || len(rep.Warnings) != 0 {
 		t.Fatalf("first import: %+v", rep)
 	}
 	compareSnapshots(t, want, snapshot(t, dst))
 
-	rep = importBytes(t, dst, arc, archive.Limits{})
+	rep = importBytes(t, dst, arc, restore)
 	if rep.New != 0 || rep.Existing != 6 || rep.Withdrawn != 0 || rep.Failed != 0 {
 		t.Fatalf("second import is not a no-op: %+v", rep)
 	}
@@ -44,7 +48,7 @@ func roundTrip(t *testing.T, src, dst store.Store) {
 
 	// And back: the second engine's export carries the same documents.
 	again := openSQLite(t)
-	importBytes(t, again, export(t, dst), archive.Limits{})
+	importBytes(t, again, export(t, dst), restore)
 	compareSnapshots(t, want, snapshot(t, again))
 }
 
@@ -69,7 +73,10 @@ func TestWithdrawnStaysWithdrawnAndSearchSkipsIt(t *testing.T) {
 	}
 }
 
-func TestImportWithdrawsADocumentStoredLive(t *testing.T) {
+// An archive's tombstone for a document stored here live leaves it live
+// (an import never changes an entry that exists), with a warning, unless
+// ApplyWithdrawals is given.
+func TestImportLeavesALiveDocumentLive(t *testing.T) {
 	src, dst := openSQLite(t), openSQLite(t)
 	ctx := context.Background()
 	doc := prepare(t, "# Soon gone\n\nwill be withdrawn at the source\n")
@@ -81,15 +88,25 @@ func TestImportWithdrawsADocumentStoredLive(t *testing.T) {
 	if err := src.Withdraw(ctx, doc.Sums.SHA1, "superseded"); err != nil {
 		t.Fatal(err)
 	}
-	rep := importBytes(t, dst, export(t, src), archive.Limits{})
-	if rep.Existing != 1 || rep.Withdrawn != 1 {
+	arc := export(t, src)
+	rep := importBytes(t, dst, arc, archive.Limits{})
+	if rep.Existing != 1 || rep.Withdrawn != 0 || rep.WithdrawalsSkipped != 1 || len(rep.Warnings) != 1 ||
+		!strings.Contains(rep.Warnings[0], "--apply-withdrawals") {
 		t.Fatalf("report %+v", rep)
+	}
+	if _, err := dst.Get(ctx, doc.Sums.SHA1, false); err != nil {
+		t.Fatalf("the import withdrew a live document: %v", err)
+	}
+
+	rep = importBytes(t, dst, arc, archive.Limits{ApplyWithdrawals: true})
+	if rep.Existing != 1 || rep.Withdrawn != 1 {
+		t.Fatalf("report with ApplyWithdrawals %+v", rep)
 	}
 	e, err := dst.Get(ctx, doc.Sums.SHA1, false)
 	if !errors.Is(err, store.ErrWithdrawn) || e.WithdrawReason != "superseded" {
 		t.Fatalf("not withdrawn: %v %q", err, e.WithdrawReason)
 	}
-	if rep := importBytes(t, dst, export(t, src), archive.Limits{}); rep.Withdrawn != 0 {
+	if rep := importBytes(t, dst, arc, archive.Limits{ApplyWithdrawals: true}); rep.Withdrawn != 0 {
 		t.Fatalf("withdrawn twice: %+v", rep)
 	}
 }

@@ -11,6 +11,16 @@ import (
 // OriginExample marks documents imported from the built-in examples.
 const OriginExample = "example"
 
+// Reserved publishers: the registry publishes as them itself, and no token
+// can be made for them, so no token holder's document is ever shown as a
+// newer version of theirs (only as a claim). ExamplesPublisher publishes
+// the built-in examples, MirrorPublisher what is pulled from upstreams
+// (whoever asks for a hash makes the pull).
+const (
+	ExamplesPublisher = "examples"
+	MirrorPublisher   = "mirror"
+)
+
 // SeedExamples publishes every *.md file of fsys (byte for byte) when the
 // store holds no document at all, listed or withdrawn, so an operator who
 // deleted the examples never gets them back. It reports how many it added.
@@ -33,7 +43,7 @@ func (s *Service) SeedExamples(ctx context.Context, fsys fs.FS, dir string) (int
 		if err != nil {
 			return added, err
 		}
-		r, err := s.Publish(ctx, content, nil, OriginExample)
+		r, err := s.PublishRequest(ctx, PublishRequest{Content: content, Origin: OriginExample, Publisher: ExamplesPublisher})
 		if err != nil {
 			return added, fmt.Errorf("example %s: %w", name, err)
 		}

@@ -9,12 +9,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/agora-registry/registry/internal/agent/safehttp"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -30,8 +32,10 @@ const (
 )
 
 // MirrorConfig configures pull-through mirroring. Upstreams are trusted to
-// the extent that the operator chose them (no SSRF guard), but what they
-// answer is not: every byte is size-capped and verified against the hash.
+// the extent that the operator chose them (their own addresses pass the
+// SSRF guard), but what they answer is not: every byte is size-capped and
+// verified against the hash, and a redirect elsewhere goes through the
+// guard the agent uses for URLs strangers send.
 type MirrorConfig struct {
 	// Upstreams are base URLs of other registries, asked in order with
 	// GET {upstream}/protocol/{hex}.
@@ -42,6 +46,10 @@ type MirrorConfig struct {
 	Timeout time.Duration
 	// MaxRedirects an upstream may send us through; 0 = default, <0 = none.
 	MaxRedirects int
+	// Allow opens the SSRF guard that redirects go through to more
+	// addresses (safehttp.Options.Allow: CIDRs, IPs, hosts, host:port);
+	// the upstreams themselves are always allowed.
+	Allow []string
 	// NegativeTTL is how long a hash no upstream had is not asked again, so
 	// repeated misses do not hammer the upstreams; 0 = default, <0 = off.
 	NegativeTTL time.Duration
@@ -71,8 +79,9 @@ type Mirror struct {
 }
 
 type upstream struct {
-	base   string // without trailing slash, used to build request URLs
-	origin string // recorded as the entry's origin: base without credentials
+	base     string // without trailing slash, used to build request URLs
+	origin   string // recorded as the entry's origin: base without credentials
+	hostPort string // what the client dials, allowed past the SSRF guard
 }
 
 // ParseUpstreams reads the REGISTRY_UPSTREAMS value: base URLs separated by
@@ -99,8 +108,10 @@ func NewMirror(cfg MirrorConfig) (*Mirror, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
+	var err error
 	for _, raw := range cfg.Upstreams {
-		u, err := parseUpstream(raw)
+		var u upstream
+		u, err = parseUpstream(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +121,9 @@ func NewMirror(cfg MirrorConfig) (*Mirror, error) {
 	if redirects == 0 {
 		redirects = DefaultMirrorRedirects
 	}
-	m.client = newMirrorClient(m.timeout, redirects)
+	if m.client, err = newMirrorClient(m.upstreams, cfg.Allow, m.timeout, redirects); err != nil {
+		return nil, err
+	}
 	ttl, size := cfg.NegativeTTL, cfg.NegativeSize
 	if ttl == 0 {
 		ttl = DefaultMirrorNegativeTTL
@@ -131,33 +144,29 @@ func parseUpstream(raw string) (upstream, error) {
 	}
 	base := strings.TrimRight(u.String(), "/")
 	u.User = nil
-	return upstream{base: base, origin: strings.TrimRight(u.String(), "/")}, nil
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return upstream{base: base, origin: strings.TrimRight(u.String(), "/"), hostPort: net.JoinHostPort(u.Hostname(), port)}, nil
 }
 
-// newMirrorClient is a client of its own: explicit timeouts everywhere and
-// a redirect cap, never http.DefaultClient.
-func newMirrorClient(timeout time.Duration, maxRedirects int) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	transport := &http.Transport{
-		Proxy:                  http.ProxyFromEnvironment, // operators' upstreams may sit behind their proxy
-		DialContext:            dialer.DialContext,
-		TLSHandshakeTimeout:    5 * time.Second,
-		ResponseHeaderTimeout:  timeout,
-		ExpectContinueTimeout:  time.Second,
-		MaxIdleConnsPerHost:    4,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
+// newMirrorClient is the agent's SSRF-guarded client (safehttp) with the
+// upstreams themselves allowed: the operator chose them, and they may sit on
+// a private network; every other address an upstream redirects to is
+// checked at dial time like any URL a stranger chose (loopback, private,
+// link-local and metadata addresses are refused unless in allow). The
+// guard needs the transport's proxy off, so HTTP_PROXY is not used.
+func newMirrorClient(ups []upstream, allow []string, timeout time.Duration, maxRedirects int) (*http.Client, error) {
+	trusted := slices.Clone(allow)
+	for _, u := range ups {
+		trusted = append(trusted, u.hostPort)
 	}
-	return &http.Client{
-		Transport: transport,
-		Timeout:   timeout,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if maxRedirects < 0 || len(via) > maxRedirects {
-				return fmt.Errorf("more than %d redirects", max(maxRedirects, 0))
-			}
-			return nil
-		},
+	c, err := safehttp.New(safehttp.Options{Allow: trusted, MaxRedirects: maxRedirects, Timeout: timeout})
+	if err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
 	}
+	return c.HTTP, nil
 }
 
 // Upstreams lists the configured base URLs (as recorded in origins).
@@ -223,7 +232,10 @@ func (m *Mirror) fetchAll(ctx context.Context, d protocol.Digest) (fetched, erro
 	return fetched{}, store.ErrNotFound.With(msg)
 }
 
-var errUpstreamDown = apperr.New(apperr.Unavailable, "upstream_unavailable", "the upstream registry could not be reached")
+var (
+	errUpstreamDown    = apperr.New(apperr.Unavailable, "upstream_unavailable", "the upstream registry could not be reached")
+	errRedirectBlocked = apperr.New(apperr.Forbidden, "upstream_redirect_blocked", "the upstream redirected to an address that is not allowed")
+)
 
 // fetchOne asks one upstream. Errors: store.ErrNotFound (it does not have
 // it), Unavailable (it could not be asked), anything else (it answered
@@ -239,6 +251,11 @@ func (m *Mirror) fetchOne(ctx context.Context, u upstream, d protocol.Digest) ([
 	req.Header.Set("User-Agent", "agora-registry-mirror/1")
 	resp, err := m.client.Do(req)
 	if err != nil {
+		var target *url.Error
+		if blocked := apperr.As(err); blocked != nil && blocked.Code == safehttp.ErrBlocked.Code && errors.As(err, &target) {
+			return nil, errRedirectBlocked.With(fmt.Sprintf(
+				"the upstream redirected to %s, a private, loopback or reserved address; refused (list it in --outbound-allow to permit)", target.URL))
+		}
 		return nil, errUpstreamDown.With("the upstream registry could not be reached: " + err.Error())
 	}
 	defer resp.Body.Close()

@@ -260,15 +260,37 @@ func TestMirrorCapsRedirects(t *testing.T) {
 	if n := loop.hits.Load(); n != 3 {
 		t.Fatalf("followed %d requests, want 1 + 2 redirects", n)
 	}
+}
 
-	honest := newUpstream(t, serving(mirrorDoc))
-	moved := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, honest.URL+r.URL.Path, http.StatusMovedPermanently)
+// TestMirrorRedirectsGoThroughTheSSRFGuard: an upstream may redirect
+// within itself, but a redirect to another address is dialled only if the
+// agent's guard admits it. Loopback stands for every private address here:
+// a second local server is refused (and never hit) until allow-listed, and
+// the cloud metadata address is refused before any connection.
+func TestMirrorRedirectsGoThroughTheSSRFGuard(t *testing.T) {
+	d := digestOf(t, mirrorDoc)
+	internal := newUpstream(t, serving(mirrorDoc))
+	toInternal := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+r.URL.Path, http.StatusMovedPermanently)
 	})
-	m2, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{moved.URL}})
-	got, origin, err := m2.Fetch(context.Background(), d)
-	if err != nil || !bytes.Equal(got, mirrorDoc) || origin != moved.URL {
-		t.Fatalf("got %q from %q, err %v", got, origin, err)
+	toMetadata := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	})
+	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{toInternal.URL, toMetadata.URL}, Timeout: 2 * time.Second})
+	if _, _, err := m.Fetch(context.Background(), d); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := internal.hits.Load(); n != 0 {
+		t.Fatalf("the redirect reached an address outside the upstreams (%d requests)", n)
+	}
+	if n := strings.Count(logs.String(), "a private, loopback or reserved address; refused"); n != 2 {
+		t.Fatalf("%d blocked redirects logged, want 2:\n%s", n, logs)
+	}
+
+	allowed, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{toInternal.URL}, Allow: []string{internal.Listener.Addr().String()}})
+	got, origin, err := allowed.Fetch(context.Background(), d)
+	if err != nil || !bytes.Equal(got, mirrorDoc) || origin != toInternal.URL {
+		t.Fatalf("allow-listed: got %q from %q, err %v", got, origin, err)
 	}
 }
 

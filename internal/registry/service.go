@@ -88,6 +88,9 @@ type PublishRequest struct {
 	Content []byte
 	Tags    []string
 	Origin  string
+	// Publisher is the publisher of the token that publishes ("" for
+	// DefaultPublisher); a document already stored keeps its own.
+	Publisher string
 	// FallbackTitle and FallbackDescription fill metadata the document
 	// itself does not give (the paper demo sends name and description
 	// beside the text). The stored bytes are never changed.
@@ -97,12 +100,11 @@ type PublishRequest struct {
 
 // PublishRequest validates, hashes and stores a document idempotently.
 func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (PublishResult, error) {
-	doc, err := s.Prepare(r.Content)
+	nd, err := PrepareDocument(r, s.cfg.MaxDocumentBytes)
 	if err != nil {
 		return PublishResult{}, err
 	}
-	applyFallbacks(&doc, r.FallbackTitle, r.FallbackDescription)
-	e, created, err := s.store.Put(ctx, store.NewDocument{Document: doc, ExtraTags: protocol.NormaliseTags(r.Tags), Origin: r.Origin})
+	e, created, err := s.store.Put(ctx, nd)
 	if err != nil {
 		return PublishResult{}, err
 	}
@@ -204,7 +206,7 @@ func (s *Service) pull(ctx context.Context, d protocol.Digest) ([]byte, error) {
 			"hash", d.Hex(), "origin", origin, "error", err.Error())
 		return nil, store.ErrNotFound
 	}
-	if _, err := s.Publish(ctx, content, nil, origin); err != nil {
+	if _, err := s.PublishRequest(ctx, PublishRequest{Content: content, Origin: origin, Publisher: MirrorPublisher}); err != nil {
 		return nil, err
 	}
 	return content, nil
@@ -220,14 +222,9 @@ func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Re
 	return s.store.Resolve(ctx, ds)
 }
 
-// Successors lists newer versions of a document.
-func (s *Service) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
-	return s.store.Successors(ctx, d)
-}
-
-// Withdraw tombstones a document.
+// Withdraw tombstones a document; the reason is cleaned (CleanReason).
 func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
-	err := s.store.Withdraw(ctx, d, reason)
+	err := s.store.Withdraw(ctx, d, CleanReason(reason))
 	s.cache.remove(d)
 	return err
 }

@@ -58,8 +58,26 @@ func ParseScopes(names []string) ([]store.Scope, error) {
 	return out, nil
 }
 
-// CreateToken makes a token with a fresh random secret.
+// CreateToken makes a token of the default publisher.
 func (s *Service) CreateToken(ctx context.Context, name string, scopes []store.Scope) (NewToken, error) {
+	return s.CreatePublisherToken(ctx, store.DefaultPublisher, name, scopes)
+}
+
+// ErrReservedPublisher refuses a token for a name only the registry
+// publishes as.
+var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
+	"the publisher names "+ExamplesPublisher+" and "+MirrorPublisher+" are reserved: the registry publishes as them itself (seeded examples, mirrored documents)")
+
+// CreatePublisherToken makes a token with a fresh random secret that
+// publishes as publisher.
+func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name string, scopes []store.Scope) (NewToken, error) {
+	publisher, err := store.PublisherOr(publisher)
+	if err != nil {
+		return NewToken{}, err
+	}
+	if publisher == ExamplesPublisher || publisher == MirrorPublisher {
+		return NewToken{}, ErrReservedPublisher
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > maxTokenNameRunes {
 		return NewToken{}, apperr.Newf(apperr.Invalid, "invalid_token_name", "a token name is 1 to %d characters", maxTokenNameRunes)
@@ -69,7 +87,7 @@ func (s *Service) CreateToken(ctx context.Context, name string, scopes []store.S
 		return NewToken{}, apperr.Wrap(apperr.Internal, "internal", "cannot generate a token", err)
 	}
 	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
-	t, err := s.store.CreateToken(ctx, name, scopes, sha256.Sum256([]byte(secret)))
+	t, err := s.store.CreateToken(ctx, publisher, name, scopes, sha256.Sum256([]byte(secret)))
 	if err != nil {
 		return NewToken{}, err
 	}

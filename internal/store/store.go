@@ -5,6 +5,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
@@ -29,6 +31,7 @@ const (
 	MaxResolve      = 1000 // hashes in one Resolve call
 	MaxQueryRunes   = 200  // characters of a search query
 	MaxFilterTags   = 5
+	MaxSuccessors   = 100 // entries one Successors call returns
 )
 
 // Entry is one stored protocol document and its metadata. Content is nil
@@ -41,11 +44,41 @@ type Entry struct {
 	Lints     []protocol.Lint
 	CreatedAt time.Time
 	// Origin is where the document came from: "" for a direct publish,
-	// "import", or the upstream registry URL it was mirrored from.
-	Origin         string
+	// "import", "example" (seeded), or the upstream registry URL it was
+	// mirrored from.
+	Origin string
+	// Publisher names the publisher whose token first published the
+	// document (DefaultPublisher for documents older than publishers).
+	// Publishing the same bytes again under another publisher changes
+	// nothing.
+	Publisher      string
 	WithdrawnAt    *time.Time
 	WithdrawReason string
 	Content        []byte
+}
+
+// DefaultPublisher is the publisher of tokens and documents that predate
+// publishers, and of tokenless publishes (open publishing).
+const DefaultPublisher = "default"
+
+// ErrInvalidPublisher refuses a malformed publisher name.
+var ErrInvalidPublisher = apperr.New(apperr.Invalid, "invalid_publisher",
+	"a publisher name is 2 to 39 characters: lower-case letters, digits and '-', starting with a letter or digit")
+
+// publisherName is the form of a publisher name (it appears in URLs:
+// /publishers/NAME).
+var publisherName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,38}$`)
+
+// PublisherOr checks a publisher name; "" stands for DefaultPublisher.
+// Engines store what it returns.
+func PublisherOr(p string) (string, error) {
+	if p == "" {
+		return DefaultPublisher, nil
+	}
+	if !publisherName.MatchString(p) {
+		return "", ErrInvalidPublisher.With(fmt.Sprintf("%q is not a publisher name: use 2 to 39 lower-case letters, digits and '-', starting with a letter or digit", p))
+	}
+	return p, nil
 }
 
 // Withdrawn reports whether the entry carries a tombstone.
@@ -58,6 +91,9 @@ type NewDocument struct {
 	// they are merged with the front matter's tags.
 	ExtraTags []string
 	Origin    string
+	// Publisher is recorded on a new row; "" means DefaultPublisher. An
+	// existing entry keeps its own.
+	Publisher string
 	// CreatedAt, when not zero, is kept as the entry's creation time (import
 	// of an archive keeps the original time); zero means now. Only a new row
 	// uses it: an existing entry keeps its own time.
@@ -129,8 +165,10 @@ const (
 // Token is an API token's stored record. The secret itself is never stored;
 // SecretHash is its SHA-256.
 type Token struct {
-	ID         int64
-	Name       string
+	ID   int64
+	Name string
+	// Publisher is the publisher the token publishes as.
+	Publisher  string
 	Scopes     []Scope
 	SecretHash [32]byte
 	CreatedAt  time.Time
@@ -172,7 +210,10 @@ type Documents interface {
 	// Search lists listed entries by query with keyset pagination: pages
 	// neither skip nor repeat rows while rows are being added.
 	Search(ctx context.Context, q Query) (Page, error)
-	// Successors lists listed entries whose front matter supersedes d.
+	// Successors lists listed entries whose front matter supersedes d,
+	// at most MaxSuccessors: those of d's publisher first, then the others
+	// (claims), each oldest first, so that claims, however many, never
+	// crowd out the publisher's own versions.
 	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
 	// Withdraw tombstones an entry; withdrawing twice is not an error.
 	Withdraw(ctx context.Context, d protocol.Digest, reason string) error
@@ -186,7 +227,8 @@ type Documents interface {
 
 // Tokens is the API-token half of the store.
 type Tokens interface {
-	CreateToken(ctx context.Context, name string, scopes []Scope, secretHash [32]byte) (Token, error)
+	// CreateToken stores a token of publisher ("" means DefaultPublisher).
+	CreateToken(ctx context.Context, publisher, name string, scopes []Scope, secretHash [32]byte) (Token, error)
 	// TokenBySecret finds an unrevoked token by its secret's hash, or
 	// ErrTokenUnknown.
 	TokenBySecret(ctx context.Context, secretHash [32]byte) (Token, error)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -24,12 +25,36 @@ type protocolPage struct {
 	Rendered  template.HTML
 	Older     *versionLink
 	Newer     []versionLink
-	Published string // "new" or "existing" right after a publish
+	Claims    []versionLink // other publishers' documents that claim to supersede this one
+	Published string        // "new" or "existing" right after a publish
 }
 
 type versionLink struct {
 	Hex, Title string
-	Known      bool // the older version is stored here
+	Known      bool   // the older version is stored here
+	Publisher  string // shown for the older version only when another publisher published it
+}
+
+// setVersions turns the lineage into the page's links.
+func (page *protocolPage) setVersions(v registry.Versions) {
+	link := func(e store.Entry) versionLink {
+		return versionLink{Hex: e.Digest.Hex(), Title: displayTitle(e.Metadata.Title, e.Digest), Known: true, Publisher: e.Publisher}
+	}
+	if v.Older != nil {
+		page.Older = &versionLink{Hex: v.Older.Hex(), Title: v.Older.Hex()}
+		if v.OlderEntry != nil {
+			page.Older = new(link(*v.OlderEntry))
+		}
+		if !v.OlderByAnother {
+			page.Older.Publisher = ""
+		}
+	}
+	for _, n := range v.Newer {
+		page.Newer = append(page.Newer, link(n))
+	}
+	for _, c := range v.Claims {
+		page.Claims = append(page.Claims, link(c))
+	}
 }
 
 // agoraRequest is the body an Agora sender posts to a receiver.
@@ -84,18 +109,10 @@ func (p *Pages) protocol(c echo.Context) error {
 		return err
 	}
 	page.Request = string(req)
-	if prev := e.Metadata.Supersedes; prev != nil {
-		page.Older = &versionLink{Hex: prev.Hex(), Title: prev.Hex()}
-		if old, err := p.svc.Get(ctx, *prev, false); err == nil || errors.Is(err, store.ErrWithdrawn) {
-			page.Older.Known, page.Older.Title = true, displayTitle(old.Metadata.Title, *prev)
-		}
-	}
-	if newer, err := p.svc.Successors(ctx, d); err == nil {
-		for _, n := range newer {
-			page.Newer = append(page.Newer, versionLink{Hex: n.Digest.Hex(), Title: displayTitle(n.Metadata.Title, n.Digest), Known: true})
-		}
+	if v, err := p.svc.Versions(ctx, e); err == nil {
+		page.setVersions(v)
 	} else {
-		p.log.Warn("listing newer versions failed", "hash", d.Hex(), "error", err)
+		p.log.Warn("listing versions failed", "hash", d.Hex(), "error", err)
 	}
 	return p.render(c, http.StatusOK, "protocol", page)
 }

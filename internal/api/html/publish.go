@@ -111,11 +111,12 @@ func (p *Pages) publish(c echo.Context) error {
 		}
 		return p.render(c, http.StatusOK, "publish", page)
 	}
-	if err := p.authorise(c); err != nil {
+	tok, err := p.authorise(c)
+	if err != nil {
 		return fail("token", err)
 	}
 	res, err := p.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
-		Content: []byte(content), Tags: splitTags(page.TagsField),
+		Content: []byte(content), Tags: splitTags(page.TagsField), Publisher: tok.Publisher,
 	})
 	if err != nil {
 		return fail("content", err)
@@ -163,27 +164,28 @@ func (p *Pages) submittedContent(c echo.Context) (content string, fromFile bool,
 	return string(b), true, nil
 }
 
-// authorise checks the form's token unless publishing is open. A token
-// that is given is always checked, so a revoked one never silently works.
-func (p *Pages) authorise(c echo.Context) error {
+// authorise checks the form's token unless publishing is open, and
+// returns it (the zero token for a tokenless open publish). A token that
+// is given is always checked, so a revoked one never silently works.
+func (p *Pages) authorise(c echo.Context) (store.Token, error) {
 	secret := strings.TrimSpace(c.FormValue("token"))
 	if secret == "" {
 		if p.opts.OpenPublish {
-			return nil
+			return store.Token{}, nil
 		}
-		return apperr.New(apperr.Unauthenticated, "missing_token", "Publishing on this registry needs an API token with the publish scope.")
+		return store.Token{}, apperr.New(apperr.Unauthenticated, "missing_token", "Publishing on this registry needs an API token with the publish scope.")
 	}
 	tok, err := p.opts.Authenticate(c.Request().Context(), secret)
 	if err != nil {
 		if errors.Is(err, store.ErrTokenUnknown) {
-			return store.ErrTokenUnknown.With("This API token is unknown or revoked.")
+			return store.Token{}, store.ErrTokenUnknown.With("This API token is unknown or revoked.")
 		}
-		return err
+		return store.Token{}, err
 	}
 	if !tok.Has(store.ScopePublish) {
-		return apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
+		return store.Token{}, apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
 	}
-	return nil
+	return tok, nil
 }
 
 // splitTags reads the form's tags: words separated by commas or spaces.

@@ -21,6 +21,8 @@ type engineDB struct {
 	dsn    string
 	exec   func(t *testing.T, sql string)
 	tables func(t *testing.T) []string
+	// column returns the one text column a query selects, row by row.
+	column func(t *testing.T, sql string) []string
 }
 
 func postgresDB(t *testing.T) engineDB {
@@ -55,6 +57,18 @@ func postgresDB(t *testing.T) engineDB {
 			})
 			return names
 		},
+		column: func(t *testing.T, q string) []string {
+			var out []string
+			withConn(t, func(c *pgx.Conn) error {
+				rows, err := c.Query(context.Background(), q)
+				if err != nil {
+					return err
+				}
+				out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+			return out
+		},
 	}
 }
 
@@ -71,6 +85,25 @@ func sqliteDB(t *testing.T) engineDB {
 			t.Fatal(err)
 		}
 	}
+	column := func(t *testing.T, q string) []string {
+		var out []string
+		withDB(t, func(db *sql.DB) error {
+			rows, err := db.Query(q)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var n string
+				if err := rows.Scan(&n); err != nil {
+					return err
+				}
+				out = append(out, n)
+			}
+			return rows.Err()
+		})
+		return out
+	}
 	return engineDB{
 		engine: migrate.SQLite,
 		dsn:    path,
@@ -78,24 +111,9 @@ func sqliteDB(t *testing.T) engineDB {
 			withDB(t, func(db *sql.DB) error { _, err := db.Exec(q); return err })
 		},
 		tables: func(t *testing.T) []string {
-			var names []string
-			withDB(t, func(db *sql.DB) error {
-				rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY 1")
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				for rows.Next() {
-					var n string
-					if err := rows.Scan(&n); err != nil {
-						return err
-					}
-					names = append(names, n)
-				}
-				return rows.Err()
-			})
-			return names
+			return column(t, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY 1")
 		},
+		column: column,
 	}
 }
 
@@ -246,4 +264,52 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestPublishersMigration: rows that predate publishers get 'default',
+// seeded examples the reserved 'examples', and the migration goes down
+// and up again.
+func TestPublishersMigration(t *testing.T) {
+	inserts := map[string]string{
+		"postgres": `INSERT INTO documents (digest, sha256, content, size, origin) VALUES
+			('\x0101010101010101010101010101010101010101', '\x` + strings.Repeat("01", 32) + `', 'a', 1, ''),
+			('\x0202020202020202020202020202020202020202', '\x` + strings.Repeat("02", 32) + `', 'b', 1, 'example');
+			INSERT INTO api_tokens (name, scopes, secret_hash) VALUES ('old', '{publish}', '\x` + strings.Repeat("03", 32) + `')`,
+		"sqlite": `INSERT INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
+				authors, license, front_matter, lints, origin, created_at) VALUES
+			('` + strings.Repeat("01", 20) + `', x'` + strings.Repeat("01", 32) + `', 1, '', '', '', 0, '[]', '', '[]', '', 0, '[]', '', 1),
+			('` + strings.Repeat("02", 20) + `', x'` + strings.Repeat("02", 32) + `', 1, '', '', '', 0, '[]', '', '[]', '', 0, '[]', 'example', 2);
+			INSERT INTO api_tokens (name, scopes, secret_hash, created_at) VALUES ('old', '["publish"]', x'` + strings.Repeat("03", 32) + `', 1)`,
+	}
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := context.Background()
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatal(err)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+				t.Fatal(err)
+			}
+			db.exec(t, inserts[name])
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up over existing rows: %v", err)
+			}
+			if got := strings.Join(db.column(t, "SELECT publisher FROM documents ORDER BY origin"), ","); got != "default,examples" {
+				t.Fatalf("document publishers after the migration: %s, want default,examples", got)
+			}
+			if got := strings.Join(db.column(t, "SELECT publisher FROM api_tokens"), ","); got != "default" {
+				t.Fatalf("token publishers after the migration: %s, want default", got)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+				t.Fatalf("Down: %v", err)
+			}
+			if got := db.column(t, "SELECT origin FROM documents ORDER BY origin"); len(got) != 2 {
+				t.Fatalf("rows after Down: %v", got)
+			}
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up again: %v", err)
+			}
+		})
+	}
 }

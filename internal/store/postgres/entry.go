@@ -15,7 +15,7 @@ import (
 // entryColumns are the columns scanEntry reads, in order; content is never
 // among them (contentColumn is appended when it is wanted).
 const entryColumns = `digest, sha256, size, title, description, multiround, tags, version, supersedes,
-	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason`
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher`
 
 const contentColumn = `, content`
 
@@ -32,7 +32,7 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		m          = &e.Metadata
 	)
 	dest := []any{&digest, &sha, &e.Size, &m.Title, &m.Description, &m.Multiround, &m.Tags, &m.Version, &supersedes,
-		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason}
+		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher}
 	if withContent {
 		dest = append(dest, &e.Content)
 	}
@@ -71,14 +71,14 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 // insertColumns are the columns an insert writes.
 const insertColumns = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
 	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason,
-	head, search`
+	head, search, publisher`
 
 // insertParams are the values of insertColumns from insertValues, selected
 // from a subquery h that holds the head vector (headVector of $5 and $19);
 // a zero creation time is now. $19 is the description and tags as one
-// text, $20 the body's distinct words.
+// text, $20 the body's distinct words, $21 the publisher.
 var insertParams = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, coalesce($16, now()), $17, $18,
-	h.head, ` + searchVector("h.head", "$20")
+	h.head, ` + searchVector("h.head", "$20") + `, $21`
 
 func insertValues(nd store.NewDocument) ([]any, error) {
 	d := nd.Document
@@ -108,12 +108,16 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
 	}
+	publisher, err := store.PublisherOr(nd.Publisher)
+	if err != nil {
+		return nil, err
+	}
 	tags := mergeTags(m.Tags, nd.ExtraTags)
 	return []any{
 		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
 		tags, m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
 		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
-		metaText(m.Description, tags), distinctWords(bodyText(d.Content)),
+		metaText(m.Description, tags), distinctWords(bodyText(d.Content)), publisher,
 	}, nil
 }
 

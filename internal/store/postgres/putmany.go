@@ -22,7 +22,7 @@ const putManyStaging = `CREATE TEMP TABLE IF NOT EXISTS put_many_staging (
 	version text NOT NULL, supersedes bytea, authors text[] NOT NULL, license text NOT NULL,
 	front_matter bool NOT NULL, lints jsonb NOT NULL, origin text NOT NULL,
 	created_at timestamptz, withdrawn_at timestamptz, withdraw_reason text NOT NULL,
-	meta_text text NOT NULL, words text NOT NULL
+	meta_text text NOT NULL, words text NOT NULL, publisher text NOT NULL
 ) WITH (toast_tuple_target = 8160) ON COMMIT DELETE ROWS`
 
 // stagingStorage is run once per connection: PostgreSQL 15 sets a
@@ -36,13 +36,13 @@ const stagingStored = "agora-registry.staging-stored"
 // stagingColumns are put_many_staging's columns: "ord", then insertValues.
 var stagingColumns = []string{"ord", "digest", "sha256", "content", "size", "title", "description", "multiround", "tags",
 	"version", "supersedes", "authors", "license", "front_matter", "lints", "origin",
-	"created_at", "withdrawn_at", "withdraw_reason", "meta_text", "words"}
+	"created_at", "withdrawn_at", "withdraw_reason", "meta_text", "words", "publisher"}
 
 // stagedValues reads put_many_staging (s) in insertColumns order; h.head
 // is the row's headVector, computed once.
 var stagedValues = `digest, sha256, content, size, title, description, multiround, tags, version, supersedes,
 	authors, license, front_matter, lints, origin, coalesce(created_at, now()), withdrawn_at, withdraw_reason,
-	h.head, ` + searchVector("h.head", "s.words") + `
+	h.head, ` + searchVector("h.head", "s.words") + `, s.publisher
 	FROM put_many_staging s CROSS JOIN LATERAL (SELECT ` + headVector("s.title", "s.meta_text") + ` AS head) h`
 
 // PutMany stores a batch in one transaction: COPY into a staging table,

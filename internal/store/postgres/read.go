@@ -65,13 +65,28 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Successors lists listed entries that supersede d, oldest first.
+// Successors lists listed entries that supersede d: d's publisher's first,
+// then others', each oldest first, at most store.MaxSuccessors. Each part
+// walks its own index (documents_supersedes_own_idx, documents_supersedes_idx)
+// and stops at the cap, so the work does not grow with the number of claims.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
-		WHERE supersedes = $1 AND withdrawn_at IS NULL ORDER BY created_at, digest`, d[:])
+	return s.queryEntries(ctx, successorsSQL, d[:], store.MaxSuccessors)
 }
+
+// successorsSQL: $1 the digest, $2 the cap; own is d's publisher (the empty name when
+// d is not stored: no publisher has that name).
+const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM documents p WHERE p.digest = $1), '') AS name)
+	SELECT * FROM (
+		(SELECT ` + entryColumns + ` FROM documents
+			WHERE supersedes = $1 AND withdrawn_at IS NULL AND publisher = (SELECT name FROM own)
+			ORDER BY created_at, digest LIMIT $2)
+		UNION ALL
+		(SELECT ` + entryColumns + ` FROM documents
+			WHERE supersedes = $1 AND withdrawn_at IS NULL AND publisher <> (SELECT name FROM own)
+			ORDER BY created_at, digest LIMIT $2)) AS successors
+	ORDER BY publisher = (SELECT name FROM own) DESC, created_at, digest LIMIT $2`
 
 func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]store.Entry, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)

@@ -15,7 +15,7 @@ import (
 // MaxTokenNameRunes limits a token's name.
 const MaxTokenNameRunes = 200
 
-const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher`
 
 func scanToken(row pgx.Row) (store.Token, error) {
 	var (
@@ -23,7 +23,7 @@ func scanToken(row pgx.Row) (store.Token, error) {
 		scopes []string
 		secret []byte
 	)
-	if err := row.Scan(&t.ID, &t.Name, &scopes, &secret, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt); err != nil {
+	if err := row.Scan(&t.ID, &t.Name, &scopes, &secret, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &t.Publisher); err != nil {
 		return store.Token{}, err
 	}
 	if len(secret) != len(t.SecretHash) {
@@ -40,7 +40,11 @@ func scanToken(row pgx.Row) (store.Token, error) {
 }
 
 // CreateToken stores a token; a secret hash already in use is ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+	publisher, err := store.PublisherOr(publisher)
+	if err != nil {
+		return store.Token{}, err
+	}
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxTokenNameRunes {
 		return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters of valid UTF-8", MaxTokenNameRunes))
 	}
@@ -56,8 +60,8 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []store.Sco
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	t, err := scanToken(s.pool.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash) VALUES ($1, $2, $3)
-		RETURNING `+tokenColumns, name, names, secretHash[:]))
+	t, err := scanToken(s.pool.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, publisher) VALUES ($1, $2, $3, $4)
+		RETURNING `+tokenColumns, name, names, secretHash[:], publisher))
 	if errors.Is(mapErr(err), store.ErrConflict) {
 		return store.Token{}, store.ErrConflict.With("a token with this secret already exists")
 	}

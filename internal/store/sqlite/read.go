@@ -11,9 +11,6 @@ import (
 
 // Limits of this engine's reads.
 const (
-	// maxSuccessors caps Successors: a document with more direct successors
-	// than a page lists only the oldest ones.
-	maxSuccessors = store.MaxPageSize
 	// eachBatch is how many entries Each reads per query, so an export
 	// never holds one read transaction open for the whole database.
 	eachBatch = 256
@@ -64,11 +61,26 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) 
 	return content, nil
 }
 
-// Successors lists listed entries that supersede d, oldest first.
+// Successors lists listed entries that supersede d: d's publisher's first,
+// then others', each oldest first, at most store.MaxSuccessors. Each part
+// walks its own index (documents_supersedes_own, documents_supersedes) and
+// stops at the cap, so the work does not grow with the number of claims.
 func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
-	return s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d
-		WHERE d.supersedes = ? AND d.withdrawn_at IS NULL ORDER BY d.created_at, d.hex LIMIT ?`, d.Hex(), maxSuccessors)
+	return s.queryEntries(ctx, successorsSQL, d.Hex(), store.MaxSuccessors)
 }
+
+// successorsSQL: ?1 the digest, ?2 the cap; own is d's publisher (the empty name when d
+// is not stored: no publisher has that name).
+const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM documents p WHERE p.hex = ?1), '') AS name)
+	SELECT * FROM (
+		SELECT * FROM (SELECT ` + entryColumns + ` FROM documents d
+			WHERE d.supersedes = ?1 AND d.withdrawn_at IS NULL AND d.publisher = (SELECT name FROM own)
+			ORDER BY d.created_at, d.hex LIMIT ?2)
+		UNION ALL
+		SELECT * FROM (SELECT ` + entryColumns + ` FROM documents d
+			WHERE d.supersedes = ?1 AND d.withdrawn_at IS NULL AND d.publisher <> (SELECT name FROM own)
+			ORDER BY d.created_at, d.hex LIMIT ?2))
+	ORDER BY publisher = (SELECT name FROM own) DESC, created_at, hex LIMIT ?2`
 
 // queryEntries runs a query of entryColumns.
 func (s *Store) queryEntries(ctx context.Context, query string, args ...any) ([]store.Entry, error) {

@@ -15,7 +15,7 @@ import (
 // Token limits.
 const maxTokenNameRunes = 200
 
-const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher`
 
 func scanToken(sc scanner) (store.Token, error) {
 	var (
@@ -25,7 +25,7 @@ func scanToken(sc scanner) (store.Token, error) {
 		created          int64
 		lastUsed, revoke sql.NullInt64
 	)
-	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke, &t.Publisher); err != nil {
 		return store.Token{}, err
 	}
 	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil || len(secret) != len(t.SecretHash) {
@@ -46,7 +46,11 @@ func scanToken(sc scanner) (store.Token, error) {
 
 // CreateToken stores a new token. A secret hash already stored is
 // ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+	publisher, err := store.PublisherOr(publisher)
+	if err != nil {
+		return store.Token{}, err
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > maxTokenNameRunes {
 		return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters", maxTokenNameRunes))
@@ -60,9 +64,9 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []store.Sco
 		}
 	}
 	var t store.Token
-	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at) VALUES (?, ?, ?, ?)
-			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro())
+	err = s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at, publisher) VALUES (?, ?, ?, ?, ?)
+			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro(), publisher)
 		var err error
 		t, err = scanToken(row)
 		if isConstraint(err) {

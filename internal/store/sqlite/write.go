@@ -99,8 +99,8 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	// rollback SQLite keeps no statement journal for these inserts (a copy
 	// of every page a statement first touches; docs/benchmarks/import-throughput.md).
 	in.doc = prepare(`INSERT OR FAIL INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
-		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		supersedes, authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (hex) DO NOTHING`)
 	in.content = prepare(`INSERT OR FAIL INTO contents (id, content) VALUES (?, ?)`)
 	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
@@ -120,12 +120,14 @@ func (in *inserter) nextCreated() int64 {
 	return now
 }
 
-// checkNew refuses a document that did not come from protocol.Prepare.
+// checkNew refuses a document that did not come from protocol.Prepare or
+// names a malformed publisher.
 func checkNew(nd store.NewDocument) error {
 	if nd.Document.Sums.SHA1.IsZero() || len(nd.Document.Content) == 0 {
 		return store.ErrInvalid.With("the document was not prepared (no digest or no content)")
 	}
-	return nil
+	_, err := store.PublisherOr(nd.Publisher)
+	return err
 }
 
 // insert stores one document unless its digest is stored already.
@@ -135,6 +137,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	d := nd.Document
 	m := d.Metadata
+	publisher, _ := store.PublisherOr(nd.Publisher) // checked by checkNew
 	tags := protocol.NormaliseTags(append(append([]string{}, m.Tags...), nd.ExtraTags...))
 	created64 := in.nextCreated()
 	if !nd.CreatedAt.IsZero() {
@@ -158,7 +161,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
 		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
-		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason)
+		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason, publisher)
 	if err != nil {
 		return false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,23 +114,27 @@ func testTokens(t *testing.T, open Opener) {
 	s := open(t)
 	secretA := sha256.Sum256([]byte("secret a"))
 	secretB := sha256.Sum256([]byte("secret b"))
-	a, err := s.CreateToken(ctx(t), "ci publisher", []store.Scope{store.ScopePublish}, secretA)
+	a, err := s.CreateToken(ctx(t), "", "ci publisher", []store.Scope{store.ScopePublish}, secretA)
 	noErr(t, "CreateToken", err)
-	if a.ID == 0 || a.Name != "ci publisher" || !slices.Equal(a.Scopes, []store.Scope{store.ScopePublish}) ||
+	if a.ID == 0 || a.Name != "ci publisher" || a.Publisher != store.DefaultPublisher || !slices.Equal(a.Scopes, []store.Scope{store.ScopePublish}) ||
 		a.SecretHash != secretA || a.CreatedAt.IsZero() || a.LastUsedAt != nil || a.RevokedAt != nil {
 		t.Fatalf("CreateToken returned %+v", a)
 	}
-	b, err := s.CreateToken(ctx(t), "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB)
+	b, err := s.CreateToken(ctx(t), "acme-labs", "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB)
 	noErr(t, "CreateToken", err)
 	if b.ID == a.ID {
 		t.Fatal("two tokens share an id")
 	}
-	_, err = s.CreateToken(ctx(t), "copy", []store.Scope{store.ScopePublish}, secretA)
+	_, err = s.CreateToken(ctx(t), "", "copy", []store.Scope{store.ScopePublish}, secretA)
 	wantErr(t, "CreateToken with a used secret", err, store.ErrConflict)
+	for _, bad := range []string{"Acme", "-acme", "a", "acme labs", "acme/../x", strings.Repeat("a", 40)} {
+		_, err = s.CreateToken(ctx(t), bad, "bad", []store.Scope{store.ScopePublish}, sha256.Sum256([]byte(bad)))
+		wantErr(t, "CreateToken for publisher "+bad, err, store.ErrInvalidPublisher)
+	}
 
 	got, err := s.TokenBySecret(ctx(t), secretB)
 	noErr(t, "TokenBySecret", err)
-	if got.ID != b.ID || got.Name != "admin" || !slices.Equal(got.Scopes, b.Scopes) || !sameTime(got.CreatedAt, b.CreatedAt) {
+	if got.ID != b.ID || got.Name != "admin" || got.Publisher != "acme-labs" || !slices.Equal(got.Scopes, b.Scopes) || !sameTime(got.CreatedAt, b.CreatedAt) {
 		t.Fatalf("TokenBySecret = %+v, want %+v", got, b)
 	}
 	_, err = s.TokenBySecret(ctx(t), sha256.Sum256([]byte("unknown")))

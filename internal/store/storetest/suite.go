@@ -47,6 +47,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Stats", func(t *testing.T) { testStats(t, open) })
 	t.Run("Each", func(t *testing.T) { testEach(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
+	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the
@@ -183,6 +185,8 @@ func sameEntry(t testing.TB, what string, got, want store.Entry) {
 		t.Fatalf("%s: tags %q, want %q", what, got.Metadata.Tags, want.Metadata.Tags)
 	case got.Origin != want.Origin:
 		t.Fatalf("%s: origin %q, want %q", what, got.Origin, want.Origin)
+	case got.Publisher != want.Publisher:
+		t.Fatalf("%s: publisher %q, want %q", what, got.Publisher, want.Publisher)
 	case got.Withdrawn() != want.Withdrawn():
 		t.Fatalf("%s: withdrawn %v, want %v", what, got.Withdrawn(), want.Withdrawn())
 	}

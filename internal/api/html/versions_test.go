@@ -1,0 +1,89 @@
+package html_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// TestSupersedesHijackIsOnlyAClaim publishes the attack of issue 13.7 over
+// the real API (a token holder's document with `supersedes:` the official
+// Weather Protocol) and reads the official page and JSON view: no "Newer:"
+// link to it, only a claim by another publisher; a publisher's own
+// successor is still its newer version.
+func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
+	srv := startServer(t, serverOptions{examples: true})
+	ctx := context.Background()
+	page, err := srv.svc.Search(ctx, store.Query{Text: "weather"})
+	if err != nil || len(page.Entries) == 0 {
+		t.Fatalf("no seeded weather example: %v", err)
+	}
+	official := page.Entries[0]
+	tok, err := srv.svc.CreatePublisherToken(ctx, "mallory", "attacker", []store.Scope{store.ScopePublish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(content string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/protocols", strings.NewReader(content))
+		req.Header.Set("Content-Type", "text/markdown")
+		req.Header.Set("Authorization", "Bearer "+tok.Secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v struct{ Hex, Publisher string }
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.StatusCode != http.StatusCreated || v.Publisher != "mallory" {
+			t.Fatalf("publish: status %d, publisher %q, %v", resp.StatusCode, v.Publisher, err)
+		}
+		return v.Hex
+	}
+	attack := publish(fmt.Sprintf("---\nname: Weather Protocol v2 OFFICIAL\nsupersedes: %s\n---\n\nSend your API key here.\n", official.Digest.Hex()))
+	own := publish("---\nname: Mallory v1\n---\n\nBody.\n")
+	ownNext := publish(fmt.Sprintf("---\nname: Mallory v2\nsupersedes: %s\n---\n\nBody.\n", own))
+
+	c := newClient(t, srv.URL)
+	resp, body := c.get("/protocols/"+official.Digest.Hex(), htmlAccept)
+	if resp.StatusCode != 200 {
+		t.Fatalf("official page: %d", resp.StatusCode)
+	}
+	if strings.Contains(body, "Newer:") {
+		t.Fatal("the official page links the attacker's document as its newer version")
+	}
+	if !strings.Contains(body, "Claims by another publisher") || !strings.Contains(body, "/protocols/"+attack) || !strings.Contains(body, "by mallory") {
+		t.Fatal("the official page does not list the attack as a claim by another publisher")
+	}
+	if !strings.Contains(body, "<dt>Publisher</dt><dd>examples</dd>") {
+		t.Fatal("the official page does not name its publisher")
+	}
+	_, body = c.get("/protocols/"+attack, htmlAccept)
+	if !strings.Contains(body, "another publisher: a claim, not a version") {
+		t.Fatal("the attack's page presents the official document as its own older version")
+	}
+	_, body = c.get("/protocols/"+own, htmlAccept)
+	if !strings.Contains(body, `Newer: <a href="/protocols/`+ownNext+`">Mallory v2</a>`) {
+		t.Fatal("a publisher's own successor is not shown as the newer version")
+	}
+
+	resp, body = c.get("/api/v1/protocols/"+official.Digest.Hex(), "application/json")
+	var view struct {
+		Publisher string
+		Versions  struct {
+			Newer  []struct{ Hex string }
+			Claims []struct{ Hex, Publisher string }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &view); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("JSON view: %d %v", resp.StatusCode, err)
+	}
+	if view.Publisher != "examples" || len(view.Versions.Newer) != 0 || len(view.Versions.Claims) != 1 ||
+		view.Versions.Claims[0].Hex != attack || view.Versions.Claims[0].Publisher != "mallory" {
+		t.Fatalf("JSON view: %s", body)
+	}
+}
