@@ -43,7 +43,7 @@ func TestProtocolViewSaysWhatTheSDKDoes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := svc.Publish(context.Background(), []byte(c.doc), nil, "test")
+			res, err := svc.Publish(context.Background(), []byte(c.doc), nil, "")
 			if err != nil {
 				t.Fatal(err)
 			}
