@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -20,8 +21,9 @@ type demoPublishJSON struct {
 }
 
 // demoPublish stores "protocol" byte for byte (so it hashes to what agents
-// will ask for); "name" and "description" only fill metadata the document
-// itself lacks. Both new and existing documents answer 200, as the demo did.
+// will ask for); "name" and "description" are the metadata unless the
+// document's front matter gives its own. Both new and existing documents
+// answer 200, as the demo did.
 func (s *Server) demoPublish(c echo.Context) error {
 	var req demoPublishJSON
 	if err := decodeJSON(c, &req); err != nil {
@@ -31,7 +33,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 		return errBadJSON.With(`the JSON needs a "protocol" string holding the document`)
 	}
 	res, err := s.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
-		Content: []byte(*req.Protocol), FallbackTitle: req.Name, FallbackDescription: req.Description,
+		Content: []byte(*req.Protocol), Given: protocol.Given{Title: req.Name, Description: req.Description},
 	})
 	if err != nil {
 		return err
