@@ -73,11 +73,23 @@ func (s *Server) home(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, map[string]any{"status": "success", "protocols": items})
 }
 
-func (s *Server) demoMetadata(c echo.Context) error {
+func (s *Server) demoMetadataByQuery(c echo.Context) error {
 	d, err := QueryHash(c)
 	if err != nil {
 		return err
 	}
+	return s.demoMetadata(c, d)
+}
+
+func (s *Server) demoMetadataByPath(c echo.Context) error {
+	d, err := PathHash(c)
+	if err != nil {
+		return err
+	}
+	return s.demoMetadata(c, d)
+}
+
+func (s *Server) demoMetadata(c echo.Context, d protocol.Digest) error {
 	e, err := s.svc.Get(c.Request().Context(), d, false)
 	if err != nil {
 		return err

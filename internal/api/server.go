@@ -163,7 +163,10 @@ func (s *Server) routes() {
 	e.HEAD("/protocol/*", s.rawByPath)
 	e.GET("/protocol", s.rawByQuery)
 	e.HEAD("/protocol", s.rawByQuery)
-	e.GET("/metadata", s.demoMetadata)
+	e.GET("/metadata", s.demoMetadataByQuery)
+	// The demo derives a metadata URL from a source by replacing
+	// "protocol" with "metadata", so /protocol/{hash} becomes this.
+	e.GET("/metadata/*", s.demoMetadataByPath)
 
 	e.GET("/", s.home)
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
