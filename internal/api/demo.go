@@ -7,7 +7,6 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // The paper demo's protocol DB: POST / publishes {"name","description",
@@ -43,34 +42,6 @@ func (s *Server) demoPublish(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, map[string]any{
 		"status": "success", "id": d.Base64(), "hex": d.Hex(), "created": res.Created, "sources": s.svc.Sources(d),
 	})
-}
-
-// demoListLimit caps GET /'s list (the newest documents).
-const demoListLimit = store.MaxPageSize
-
-type demoListItem struct {
-	ID          string `json:"id"`
-	Hex         string `json:"hex"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
-
-// home answers GET /: the HTML home page for browsers (when pages are
-// configured), otherwise the demo's JSON list.
-func (s *Server) home(c echo.Context) error {
-	if s.pages != nil && WantsHTML(c.Request()) {
-		return s.pages.Home(c)
-	}
-	page, err := s.svc.Search(c.Request().Context(), store.Query{Sort: store.SortNewest, Limit: demoListLimit})
-	if err != nil {
-		return err
-	}
-	items := make([]demoListItem, 0, len(page.Entries))
-	for _, e := range page.Entries {
-		items = append(items, demoListItem{ID: e.Digest.Base64(), Hex: e.Digest.Hex(), Name: e.Metadata.Title, Description: e.Metadata.Description})
-	}
-	c.Response().Header().Add("Vary", "Accept")
-	return writeJSON(c, http.StatusOK, map[string]any{"status": "success", "protocols": items})
 }
 
 func (s *Server) demoMetadataByQuery(c echo.Context) error {

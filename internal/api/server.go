@@ -54,6 +54,11 @@ type Config struct {
 	// then gets 503 with Retry-After.
 	MaxHeavyRequests int
 	HeavyQueueWait   time.Duration
+
+	// DemoListLimit is how many entries one answer of the demo's GET /
+	// list holds before a Link header continues it; 0:
+	// DefaultDemoListLimit.
+	DemoListLimit int
 }
 
 // Defaults of Config.
@@ -148,6 +153,9 @@ func withDefaults(c Config) Config {
 		c.MaxHeavyRequests = DefaultHeavyPerCPU * runtime.GOMAXPROCS(0)
 	}
 	def(&c.HeavyQueueWait, DefaultHeavyQueueWait)
+	if c.DemoListLimit <= 0 {
+		c.DemoListLimit = DefaultDemoListLimit
+	}
 	return c
 }
 
@@ -168,7 +176,9 @@ func (s *Server) routes() {
 	// "protocol" with "metadata", so /protocol/{hash} becomes this.
 	e.GET("/metadata/*", s.demoMetadataByPath)
 
-	e.GET("/", s.home)
+	// The JSON list walks up to DemoListLimit entries; the HTML home
+	// page searches too.
+	e.GET("/", s.home, s.heavy.middleware)
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
 
 	v1 := e.Group("/api/v1")
