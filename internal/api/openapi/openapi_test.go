@@ -262,6 +262,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "metadata path unknown", op: "GET /metadata/{hash}", method: "GET", path: "/metadata/" + unknown, status: 404},
 		{name: "metadata path withdrawn", op: "GET /metadata/{hash}", method: "GET", path: "/metadata/" + gone, status: 410},
 		{name: "demo list", op: "GET /", method: "GET", path: "/", status: 200},
+		{name: "demo list bad cursor", op: "GET /", method: "GET", path: "/?after=nope", status: 400},
 		{name: "demo publish", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"name":"Demo","description":"d","protocol":"# Demo\n"}`, status: 200},
 		{name: "demo publish withdrawn", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":"# Withdrawn\n\nGoes away.\n"}`, status: 410},
 		{name: "demo publish bad json", op: "POST /", method: "POST", path: "/", header: bearer(f.publishToken), body: `{"protocol":`, status: 400},
