@@ -95,6 +95,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		IPv6ClientPrefix:  cfg.RateLimitIPv6Prefix,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 		IdleTimeout: cfg.IdleTimeout, ShutdownTimeout: cfg.ShutdownTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes,
+		DemoListLimit: cfg.DemoListLimit,
 	}, opts...)
 	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
 		"loopbackRateLimited", !cfg.LoopbackUnlimited())

@@ -23,6 +23,10 @@ func unmarshalStrict(body []byte, v any) error {
 	if !utf8.Valid(body) {
 		return errBadJSON.With("the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}
+	// It turns an unpaired surrogate escape ("\ud800") into U+FFFD too.
+	if err := checkSurrogates(body); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // The paper demo's protocol DB: POST / publishes {"name","description",
@@ -20,8 +20,9 @@ type demoPublishJSON struct {
 }
 
 // demoPublish stores "protocol" byte for byte (so it hashes to what agents
-// will ask for); "name" and "description" only fill metadata the document
-// itself lacks. Both new and existing documents answer 200, as the demo did.
+// will ask for); "name" and "description" are the metadata unless the
+// document's front matter gives its own. Both new and existing documents
+// answer 200, as the demo did.
 func (s *Server) demoPublish(c echo.Context) error {
 	var req demoPublishJSON
 	if err := decodeJSON(c, &req); err != nil {
@@ -31,7 +32,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 		return errBadJSON.With(`the JSON needs a "protocol" string holding the document`)
 	}
 	res, err := s.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
-		Content: []byte(*req.Protocol), FallbackTitle: req.Name, FallbackDescription: req.Description,
+		Content: []byte(*req.Protocol), Given: protocol.Given{Title: req.Name, Description: req.Description},
 		Publisher: Publisher(c),
 	})
 	if err != nil {
@@ -44,39 +45,23 @@ func (s *Server) demoPublish(c echo.Context) error {
 	})
 }
 
-// demoListLimit caps GET /'s list (the newest documents).
-const demoListLimit = store.MaxPageSize
-
-type demoListItem struct {
-	ID          string `json:"id"`
-	Hex         string `json:"hex"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
-
-// home answers GET /: the HTML home page for browsers (when pages are
-// configured), otherwise the demo's JSON list.
-func (s *Server) home(c echo.Context) error {
-	if s.pages != nil && WantsHTML(c.Request()) {
-		return s.pages.Home(c)
-	}
-	page, err := s.svc.Search(c.Request().Context(), store.Query{Sort: store.SortNewest, Limit: demoListLimit})
-	if err != nil {
-		return err
-	}
-	items := make([]demoListItem, 0, len(page.Entries))
-	for _, e := range page.Entries {
-		items = append(items, demoListItem{ID: e.Digest.Base64(), Hex: e.Digest.Hex(), Name: e.Metadata.Title, Description: e.Metadata.Description})
-	}
-	c.Response().Header().Add("Vary", "Accept")
-	return writeJSON(c, http.StatusOK, map[string]any{"status": "success", "protocols": items})
-}
-
-func (s *Server) demoMetadata(c echo.Context) error {
+func (s *Server) demoMetadataByQuery(c echo.Context) error {
 	d, err := QueryHash(c)
 	if err != nil {
 		return err
 	}
+	return s.demoMetadata(c, d)
+}
+
+func (s *Server) demoMetadataByPath(c echo.Context) error {
+	d, err := PathHash(c)
+	if err != nil {
+		return err
+	}
+	return s.demoMetadata(c, d)
+}
+
+func (s *Server) demoMetadata(c echo.Context, d protocol.Digest) error {
 	e, err := s.svc.Get(c.Request().Context(), d, false)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -23,10 +24,14 @@ const (
 type publishJSON struct {
 	Content *string  `json:"content"`
 	Tags    []string `json:"tags"`
+	// Name and Description stand in for a heading and first paragraph
+	// (never for front matter), as in the paper demo's publish.
+	Name        string `json:"name"`
+	Description string `json:"description"`
 }
 
 // decodePublish reads a publish body: the raw document (text/markdown,
-// text/plain, or no type) or JSON {"content","tags"}.
+// text/plain, or no type) or JSON {"content","tags","name","description"}.
 func decodePublish(c echo.Context) (registry.PublishRequest, error) {
 	body, err := readSizedBody(c)
 	if err != nil {
@@ -67,7 +72,8 @@ func parsePublishBody(contentType string, body []byte) (registry.PublishRequest,
 		if p.Content == nil {
 			return registry.PublishRequest{}, errBadJSON.With(`the JSON needs a "content" string holding the document`)
 		}
-		return registry.PublishRequest{Content: []byte(*p.Content), Tags: p.Tags}, nil
+		return registry.PublishRequest{Content: []byte(*p.Content), Tags: p.Tags,
+			Given: protocol.Given{Title: p.Name, Description: p.Description}}, nil
 	}
 	return registry.PublishRequest{}, errUnsupportedMedia
 }

@@ -62,6 +62,11 @@ type Config struct {
 	MaxHeavyRequests int
 	HeavyQueueWait   time.Duration
 	HeavyWriteStall  time.Duration
+
+	// DemoListLimit is how many entries one answer of the demo's GET /
+	// list holds before a Link header continues it; 0:
+	// DefaultDemoListLimit.
+	DemoListLimit int
 }
 
 // Defaults of Config.
@@ -161,6 +166,9 @@ func withDefaults(c Config) Config {
 	}
 	def(&c.HeavyQueueWait, DefaultHeavyQueueWait)
 	def(&c.HeavyWriteStall, DefaultHeavyWriteStall)
+	if c.DemoListLimit <= 0 {
+		c.DemoListLimit = DefaultDemoListLimit
+	}
 	return c
 }
 
@@ -176,10 +184,15 @@ func (s *Server) routes() {
 	e.HEAD("/protocol/*", s.rawByPath)
 	e.GET("/protocol", s.rawByQuery)
 	e.HEAD("/protocol", s.rawByQuery)
-	e.GET("/metadata", s.demoMetadata)
+	e.GET("/metadata", s.demoMetadataByQuery)
+	// The demo derives a metadata URL from a source by replacing
+	// "protocol" with "metadata", so /protocol/{hash} becomes this.
+	e.GET("/metadata/*", s.demoMetadataByPath)
 
-	e.GET("/", s.home)
-	e.HEAD("/", s.home) // net/http drops the body of a HEAD answer
+	// The JSON list walks up to DemoListLimit entries; the HTML home
+	// page searches too.
+	e.GET("/", s.home, s.heavy.middleware)
+	e.HEAD("/", s.home, s.heavy.middleware) // net/http drops the body of a HEAD answer
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
 
 	v1 := e.Group("/api/v1")

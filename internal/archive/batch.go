@@ -116,7 +116,7 @@ func prepareDocument(content []byte, want *protocol.Digest, rec *Record, lim Lim
 	if rec != nil {
 		req.Tags = rec.ExtraTags
 		req.Origin = importedOrigin(rec.Origin)
-		req.FallbackTitle, req.FallbackDescription = rec.Title, rec.Description
+		req.Given = protocol.Given{Title: rec.Title, Description: rec.Description}
 		if lim.KeepPublishers && rec.Publisher != "" {
 			req.Publisher = rec.Publisher
 		}

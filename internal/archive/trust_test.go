@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agora-registry/registry/internal/protocol"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestImportedRecordIsCleanedLikeAPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	published, err := registry.PrepareDocument(registry.PublishRequest{Content: []byte(untitled), FallbackTitle: dirty, FallbackDescription: "line\u0007bell"}, 0)
+	published, err := registry.PrepareDocument(registry.PublishRequest{Content: []byte(untitled), Given: protocol.Given{Title: dirty, Description: "line\u0007bell"}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,6 +74,8 @@ type Serve struct {
 	MemoryLimit int
 	// PprofAddr is a loopback address for /debug/pprof; empty: off.
 	PprofAddr string
+	// DemoListLimit caps one answer of the paper demo's GET / list.
+	DemoListLimit int
 }
 
 // Options lists every option of `registry serve`.
@@ -108,6 +110,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", value: intValue{&c.MaxHeaderBytes, 1 << 10, 1 << 24}},
 		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", value: intValue{&c.MemoryBudget, 0, 1 << 40}},
 		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", value: intValue{&c.MemoryLimit, 0, 1 << 40}},
+		{Flag: "demo-list-limit", Env: "REGISTRY_DEMO_LIST_LIMIT", Default: "10000", Usage: "entries one answer of the paper demo's JSON list (GET /, every listed document oldest first) holds at most; past it a Link: <…>; rel=\"next\" header continues the list", value: intValue{&c.DemoListLimit, 1, 1000000}},
 		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", value: stringValue{&c.PprofAddr}},
 	}...)
 }

@@ -63,6 +63,12 @@ type Document struct {
 // Prepare validates, hashes and reads a document: the one path every
 // publish, import and mirror goes through.
 func Prepare(content []byte, maxBytes int) (Document, error) {
+	return PrepareGiven(content, maxBytes, Given{})
+}
+
+// PrepareGiven is Prepare for a document published with metadata beside
+// it (Given).
+func PrepareGiven(content []byte, maxBytes int, given Given) (Document, error) {
 	if err := Validate(content, maxBytes); err != nil {
 		return Document{}, err
 	}
@@ -70,6 +76,6 @@ func Prepare(content []byte, maxBytes int) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	meta, lints := ParseMetadata(content)
+	meta, lints := parseMetadata(content, given)
 	return Document{Content: content, Sums: sums, Metadata: meta, Lints: lints}, nil
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -74,6 +75,12 @@ type frontMatter struct {
 // ParseMetadata reads a document's metadata. It never fails: problems become
 // lints and the fallbacks (first "# heading", first paragraph) fill the gaps.
 func ParseMetadata(doc []byte) (Metadata, []Lint) {
+	return parseMetadata(doc, Given{})
+}
+
+// parseMetadata is ParseMetadata with what was given beside the document
+// taking the place of the Markdown fallbacks.
+func parseMetadata(doc []byte, given Given) (Metadata, []Lint) {
 	var m Metadata
 	var lints []Lint
 	sdk := ReadLikeSDK(doc)
@@ -92,10 +99,10 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 	if m.Title == "" || m.Description == "" {
 		heading, paragraph := markdownFallback(body)
 		if m.Title == "" {
-			m.Title = cleanLine(heading)
+			m.Title = cmp.Or(cleanLine(given.Title), cleanLine(heading))
 		}
 		if m.Description == "" {
-			m.Description = cleanLine(paragraph)
+			m.Description = cmp.Or(cleanText(given.Description), cleanLine(paragraph))
 		}
 	}
 	lints = append(lints, m.clip()...)

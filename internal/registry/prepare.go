@@ -31,11 +31,10 @@ var ErrInvalidOrigin = apperr.New(apperr.Invalid, "invalid_origin",
 // without control, ANSI-escape or bidi-override characters, tags
 // normalised, origin and publisher checked).
 func PrepareDocument(r PublishRequest, maxDocumentBytes int) (store.NewDocument, error) {
-	doc, err := protocol.Prepare(r.Content, maxDocumentBytes)
+	doc, err := protocol.PrepareGiven(r.Content, maxDocumentBytes, r.Given)
 	if err != nil {
 		return store.NewDocument{}, err
 	}
-	applyFallbacks(&doc, r.FallbackTitle, r.FallbackDescription)
 	if err := CheckOrigin(r.Origin); err != nil {
 		return store.NewDocument{}, err
 	}

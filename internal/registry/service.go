@@ -91,11 +91,11 @@ type PublishRequest struct {
 	// Publisher is the publisher of the token that publishes ("" for
 	// DefaultPublisher); a document already stored keeps its own.
 	Publisher string
-	// FallbackTitle and FallbackDescription fill metadata the document
-	// itself does not give (the paper demo sends name and description
-	// beside the text). The stored bytes are never changed.
-	FallbackTitle       string
-	FallbackDescription string
+	// Given is a title and description sent beside the text (the paper
+	// demo's name and description): they stand in for the heading and
+	// first paragraph, never for front matter. The stored bytes are never
+	// changed.
+	Given protocol.Given
 }
 
 // PublishRequest validates, hashes and stores a document idempotently.
@@ -115,34 +115,6 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
 	}
 	return PublishResult{Entry: e, Created: created}, nil
-}
-
-// applyFallbacks fills a title/description the document lacks, dropping
-// the matching lint.
-func applyFallbacks(doc *protocol.Document, title, description string) {
-	if title == "" && description == "" {
-		return // the API's publishes: nothing to clean or fill
-	}
-	fill := func(field *string, value string, limit int, lint string) {
-		if *field != "" || value == "" {
-			return
-		}
-		if r := []rune(value); len(r) > limit {
-			value = string(r[:limit])
-		}
-		*field = value
-		var kept []protocol.Lint
-		for _, l := range doc.Lints {
-			if l.Code != lint {
-				kept = append(kept, l)
-			}
-		}
-		doc.Lints = kept
-	}
-	// Cleaned like front matter text: no control or bidi-override
-	// characters reach the store or a page.
-	fill(&doc.Metadata.Title, protocol.CleanTitle(title), protocol.MaxTitleRunes, protocol.LintMissingTitle)
-	fill(&doc.Metadata.Description, protocol.CleanDescription(description), protocol.MaxDescriptionRunes, protocol.LintMissingDescription)
 }
 
 // Get returns one entry (content on request). A withdrawn entry comes with

@@ -167,7 +167,7 @@ func TestSeedExamplesOnlyWhenEmpty(t *testing.T) {
 func TestFallbackMetadataKeepsBytes(t *testing.T) {
 	svc := newService(t, Config{})
 	content := []byte("no heading, just text")
-	r, err := svc.PublishRequest(context.Background(), PublishRequest{Content: content, FallbackTitle: "Given Name", FallbackDescription: "Given description"})
+	r, err := svc.PublishRequest(context.Background(), PublishRequest{Content: content, Given: protocol.Given{Title: "Given Name", Description: "Given description"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +205,8 @@ func TestPublishingAWithdrawnDocumentIsRefused(t *testing.T) {
 func TestFallbackMetadataIsCleaned(t *testing.T) {
 	svc := newService(t, Config{})
 	res, err := svc.PublishRequest(context.Background(), PublishRequest{
-		Content:       []byte("no front matter, no heading\n"),
-		FallbackTitle: "Demo\x00 \u202eTitle\n",
+		Content: []byte("no front matter, no heading\n"),
+		Given:   protocol.Given{Title: "Demo\x00 \u202eTitle\n"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,8 @@ type Options struct {
 	RatePerSec  float64 // per-client request limit; 0: unlimited
 	RateBurst   int
 	PublishRate float64 // per-client publish limit; 0: unlimited
+	// DemoListLimit caps one answer of the demo's GET / list; 0: the default.
+	DemoListLimit int
 }
 
 // Server is a running registry.
@@ -74,7 +76,7 @@ func Start(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.New(svc, api.Config{Logger: log},
+	srv := api.New(svc, api.Config{Logger: log, DemoListLimit: o.DemoListLimit},
 		api.WithPages(pages),
 		api.WithAuthenticator(api.NewAuthenticator(svc, o.OpenPublish)),
 		api.WithRateLimit(api.NewRateLimiter(o.RatePerSec, o.RateBurst, "requests")),

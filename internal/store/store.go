@@ -130,6 +130,53 @@ type Page struct {
 	NextCursor string
 }
 
+// MaxListChunk caps the rows of one List call.
+const MaxListChunk = 1000
+
+// ListPosition is a place in the listing order: creation time (at the
+// microsecond every engine keeps), then digest.
+type ListPosition struct {
+	CreatedAt time.Time
+	Digest    protocol.Digest
+}
+
+// Listed is one row of the full listing (the paper demo's GET /).
+type Listed struct {
+	Digest      protocol.Digest
+	Title       string
+	Description string
+	CreatedAt   time.Time
+}
+
+// Position is where the row stands in the listing order.
+func (l Listed) Position() ListPosition {
+	return ListPosition{CreatedAt: l.CreatedAt, Digest: l.Digest}
+}
+
+// ListRange is a stretch of the listing of listed entries, oldest first.
+type ListRange struct {
+	After   *ListPosition // nil: from the first listed entry
+	Through *ListPosition // nil: to the last
+	Limit   int           // rows at most, 1 to MaxListChunk
+}
+
+// checkListArgs refuses a List or ListEnd call outside the contract.
+func checkListArgs(n, max int) error {
+	if n < 1 || n > max {
+		return ErrInvalid.With(fmt.Sprintf("a listing takes 1 to %d rows at a time", max))
+	}
+	return nil
+}
+
+// Check validates a range.
+func (r ListRange) Check() error { return checkListArgs(r.Limit, MaxListChunk) }
+
+// MaxListEnd caps ListEnd's n.
+const MaxListEnd = 1 << 24
+
+// CheckListEnd validates ListEnd's n.
+func CheckListEnd(n int) error { return checkListArgs(n, MaxListEnd) }
+
 // TagCount is a tag and how many listed entries carry it.
 type TagCount struct {
 	Tag   string
@@ -210,6 +257,14 @@ type Documents interface {
 	// Search lists listed entries by query with keyset pagination: pages
 	// neither skip nor repeat rows while rows are being added.
 	Search(ctx context.Context, q Query) (Page, error)
+	// List calls fn for each listed entry of r, oldest first (creation
+	// time, then digest). fn runs while the engine reads: it should be
+	// quick, so callers list a chunk at a time and write between chunks.
+	List(ctx context.Context, r ListRange, fn func(Listed) error) error
+	// ListEnd returns the position of the n-th listed entry after after
+	// (nil: from the first) in List's order when another listed entry
+	// follows it, and nil when at most n do: the end of a page of n.
+	ListEnd(ctx context.Context, after *ListPosition, n int) (*ListPosition, error)
 	// Successors lists listed entries whose front matter supersedes d,
 	// at most MaxSuccessors: those of d's publisher first, then the others
 	// (claims), each oldest first, so that claims, however many, never

@@ -129,8 +129,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return mapErr(err)
 }
 
-// Close waits for borrowed connections and closes the pool.
+// Close waits for a background statistics refresh and for borrowed
+// connections, and closes the pool.
 func (s *Store) Close() error {
+	s.analyze.background.Wait()
 	s.pool.Close()
 	return nil
 }

@@ -45,6 +45,7 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 	case err == nil:
 		if created {
 			s.wrote(ctx)
+			s.analyzeSoon()
 		}
 		return e, created, nil
 	case !errors.Is(err, pgx.ErrNoRows):

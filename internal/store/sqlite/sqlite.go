@@ -40,6 +40,8 @@ type Store struct {
 	writeMu sync.Mutex
 	// puts are Puts waiting for a grouped commit (groupcommit.go).
 	puts putQueue
+	// lists are the listing's statements, prepared on read.
+	lists listStatements
 }
 
 var _ store.Store = (*Store)(nil)
@@ -121,6 +123,10 @@ func open(ctx context.Context, path string, tn tuning) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.lists, err = prepareList(ctx, read); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -158,6 +164,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.lists.close()
 	err1 := s.read.Close()
 	err2 := s.write.Close()
 	if err1 != nil {

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, open) })
 	t.Run("Each", func(t *testing.T) { testEach(t, open) })
+	t.Run("List", func(t *testing.T) { testList(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
 	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })

@@ -1,0 +1,1 @@
+ALTER TABLE documents ALTER COLUMN description SET STORAGE EXTENDED;
