@@ -119,7 +119,7 @@ func newMirror(t *testing.T, cfg registry.MirrorConfig, bases ...string) (*regis
 
 func TestMirrorHonestUpstream(t *testing.T) {
 	up := newUpstream(t, serving(mirrorDoc))
-	m, _ := newMirror(t, registry.MirrorConfig{}, up.URL + "/")
+	m, _ := newMirror(t, registry.MirrorConfig{}, up.URL+"/")
 	got, origin, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if err != nil {
 		t.Fatal(err)
