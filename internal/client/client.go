@@ -43,8 +43,10 @@ type Client struct {
 	http   *http.Client
 	// Token, when set, is sent as a bearer token.
 	Token string
-	// MaxBytes caps every answer body, documents included; 0 = DefaultMaxBytes.
+	// MaxBytes caps every answer body; 0 = DefaultMaxBytes.
 	MaxBytes int
+	// MaxDocumentBytes caps a fetched document instead, when set.
+	MaxDocumentBytes int
 	// UserAgent, when set, names the caller to the registry.
 	UserAgent string
 }
@@ -68,17 +70,13 @@ func New(base string, hc *http.Client) (*Client, error) {
 // Origin is the base URL without credentials.
 func (c *Client) Origin() string { return c.origin }
 
-// RawURL is the registry's stable raw URL of a document.
-func (c *Client) RawURL(d protocol.Digest) string {
-	return c.origin + "/protocol/" + d.Hex()
+// RawURL is the stable raw URL of a document at the registry at base.
+func RawURL(base string, d protocol.Digest) string {
+	return strings.TrimRight(base, "/") + "/protocol/" + d.Hex()
 }
 
-func (c *Client) maxBytes() int {
-	if c.MaxBytes <= 0 {
-		return DefaultMaxBytes
-	}
-	return c.MaxBytes
-}
+// RawURL is this registry's raw URL of a document.
+func (c *Client) RawURL(d protocol.Digest) string { return RawURL(c.origin, d) }
 
 // request builds a request to path (which starts with "/").
 func (c *Client) request(ctx context.Context, method, path string, body []byte, contentType, accept string) (*http.Request, error) {
@@ -104,23 +102,22 @@ func (c *Client) request(ctx context.Context, method, path string, body []byte, 
 }
 
 // do sends req and returns the status and the body of a 2xx answer, read
-// up to the cap; any other answer becomes an *Error.
-func (c *Client) do(req *http.Request) (int, []byte, error) {
+// up to limit bytes; any other answer becomes an *Error.
+func (c *Client) do(req *http.Request, limit int) (int, []byte, error) {
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, unreachable(c.origin, err)
+		return 0, nil, unreachable(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, nil, readProblem(resp)
 	}
-	limit := c.maxBytes()
 	if resp.ContentLength > int64(limit) {
 		return resp.StatusCode, nil, ErrTooLarge.With(fmt.Sprintf("the registry announced %d bytes; the limit is %d", resp.ContentLength, limit))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
-		return resp.StatusCode, nil, unreachable(c.origin, fmt.Errorf("reading the answer: %w", err))
+		return resp.StatusCode, nil, unreachable(fmt.Errorf("reading the answer: %w", err))
 	}
 	if len(body) > limit {
 		return resp.StatusCode, nil, ErrTooLarge.With(fmt.Sprintf("the registry sent more than %d bytes", limit))
@@ -130,16 +127,18 @@ func (c *Client) do(req *http.Request) (int, []byte, error) {
 
 // unreachable classifies a transport failure, keeping a classified cause
 // (the agent's SSRF guard refusing an address) as the error callers see.
-func unreachable(origin string, err error) error {
+// The message names no address: the agent relays it to strangers; the
+// cause, for logs, has the details.
+func unreachable(err error) error {
 	if e := apperr.As(err); e != nil {
 		return e
 	}
-	return apperr.Wrap(ErrUnreachable.Kind, ErrUnreachable.Code, "the registry at "+origin+" could not be reached", err)
+	return apperr.Wrap(ErrUnreachable.Kind, ErrUnreachable.Code, ErrUnreachable.Message, err)
 }
 
 // doJSON sends req and decodes a 2xx answer into out.
 func (c *Client) doJSON(req *http.Request, out any) (int, error) {
-	status, body, err := c.do(req)
+	status, body, err := c.do(req, firstPositive(c.MaxBytes, DefaultMaxBytes))
 	if err != nil {
 		return status, err
 	}
@@ -147,4 +146,13 @@ func (c *Client) doJSON(req *http.Request, out any) (int, error) {
 		return status, apperr.Wrap(ErrBadAnswer.Kind, ErrBadAnswer.Code, ErrBadAnswer.Message, err)
 	}
 	return status, nil
+}
+
+func firstPositive(caps ...int) int {
+	for _, n := range caps {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
 }

@@ -75,12 +75,12 @@ func (c *Client) Fetch(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, doc, err := c.do(req)
+	_, doc, err := c.do(req, firstPositive(c.MaxDocumentBytes, c.MaxBytes, DefaultMaxBytes))
 	if err != nil {
 		return nil, err
 	}
 	if err := protocol.Verify(doc, d); err != nil {
-		return nil, fmt.Errorf("the registry at %s answered a different document: %w", c.origin, err)
+		return nil, fmt.Errorf("the registry answered a different document: %w", err)
 	}
 	return doc, nil
 }
@@ -173,6 +173,6 @@ func (c *Client) Withdraw(ctx context.Context, d protocol.Digest, reason string)
 	if err != nil {
 		return err
 	}
-	_, _, err = c.do(req)
+	_, _, err = c.do(req, maxProblemBytes)
 	return err
 }
