@@ -80,7 +80,9 @@ func TestProblemDocumentsBecomeErrors(t *testing.T) {
 	}
 
 	// Not a problem document: the status alone, classified.
-	plain := hostile(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "<html>boom</html>", http.StatusBadGateway) })
+	plain := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "<html>boom</html>", http.StatusBadGateway)
+	})
 	_, err = plain.Resolve(context.Background(), []protocol.Digest{digestOf(t, doc)})
 	if e := wantAnswer(t, err, http.StatusBadGateway, ""); apperr.KindOf(e) != apperr.Unavailable || strings.Contains(e.Error(), "boom") {
 		t.Fatalf("err %v (kind %v)", e, apperr.KindOf(e))
