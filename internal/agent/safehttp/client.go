@@ -125,7 +125,11 @@ func (g guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	return g.next.RoundTrip(req)
+	resp, err := g.next.RoundTrip(req)
+	if err != nil {
+		return nil, classify(err) // words fit for a stranger, whoever sent the request
+	}
+	return resp, nil
 }
 
 func checkScheme(s string) error {
