@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/agent"
-	"github.com/agora-registry/registry/internal/agent/resolve"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -105,7 +105,7 @@ func readBody(body, file string) (string, error) {
 	return body, nil
 }
 
-func registryClients(bases []string) ([]*resolve.Registry, error) {
+func registryClients(bases []string) ([]*client.Client, error) {
 	var allow []string
 	for _, b := range bases {
 		u, err := url.Parse(b)
@@ -115,21 +115,26 @@ func registryClients(bases []string) ([]*resolve.Registry, error) {
 		allow = append(allow, u.Hostname())
 	}
 	// The sender's own registries are trusted, so their hosts are opened.
-	client, err := safehttp.New(safehttp.Options{Allow: allow})
+	guarded, err := safehttp.New(safehttp.Options{Allow: allow})
 	if err != nil {
 		return nil, err
 	}
 	token := os.Getenv("AGENT_REGISTRY_TOKEN")
-	var regs []*resolve.Registry
+	var regs []*client.Client
 	for _, b := range bases {
-		regs = append(regs, &resolve.Registry{Base: b, Client: client, Token: token})
+		reg, err := client.New(b, guarded.HTTP)
+		if err != nil {
+			return nil, err
+		}
+		reg.Token = token
+		regs = append(regs, reg)
 	}
 	return regs, nil
 }
 
 // loadCandidates reads --protocol arguments: document files, or hashes whose
 // titles are looked up in the registries.
-func loadCandidates(ctx context.Context, args []string, regs []*resolve.Registry) ([]agent.Candidate, error) {
+func loadCandidates(ctx context.Context, args []string, regs []*client.Client) ([]agent.Candidate, error) {
 	var out []agent.Candidate
 	for _, arg := range args {
 		if raw, err := os.ReadFile(arg); err == nil {

@@ -1,54 +1,28 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
 // Limits of the client commands.
 const (
-	clientTimeout      = 60 * time.Second
-	maxClientResponse  = 2 * protocol.DefaultMaxDocumentBytes
-	maxProblemResponse = 64 << 10
+	clientTimeout     = 60 * time.Second
+	clientRedirects   = 3
+	maxClientResponse = 2 * protocol.DefaultMaxDocumentBytes
 )
 
-// registryClient talks to a running registry for publish and get.
-type registryClient struct {
-	base  string
-	token string
-	http  *http.Client
-}
-
-func newClient(cfg config.Client) *registryClient {
-	return &registryClient{base: strings.TrimRight(cfg.Server, "/"), token: cfg.Token, http: &http.Client{Timeout: clientTimeout}}
-}
-
-func (c *registryClient) do(req *http.Request) (*http.Response, error) {
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+// newClient is the API client of publish and get.
+func newClient(cfg config.Client) (*client.Client, error) {
+	c, err := client.New(cfg.Server, client.NewHTTP(clientTimeout, clientRedirects))
+	if err != nil {
+		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	return c.http.Do(req)
-}
-
-// problemError reads an error response in the API's problem shape.
-func problemError(res *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxProblemResponse))
-	var p struct {
-		Code   string `json:"code"`
-		Detail string `json:"detail"`
-	}
-	if json.Unmarshal(body, &p) == nil && p.Code != "" {
-		return fmt.Errorf("%s (%s, HTTP %d)", p.Detail, p.Code, res.StatusCode)
-	}
-	return fmt.Errorf("HTTP %d from the registry", res.StatusCode)
+	c.Token, c.MaxBytes = cfg.Token, maxClientResponse
+	return c, nil
 }
 
 // clientConfig reads --server and the token from REGISTRY_TOKEN.

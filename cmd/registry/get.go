@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 
 	"github.com/agora-registry/registry/internal/protocol"
 )
@@ -26,29 +24,14 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	c := newClient(cfg)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/protocol/"+d.Hex(), nil)
+	c, err := newClient(cfg)
 	if err != nil {
 		return err
 	}
-	res, err := c.do(req)
+	// Fetch verifies: never print bytes that are not the requested document.
+	content, err := c.Fetch(ctx, d)
 	if err != nil {
 		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return problemError(res)
-	}
-	content, err := io.ReadAll(io.LimitReader(res.Body, maxClientResponse+1))
-	if err != nil {
-		return err
-	}
-	if len(content) > maxClientResponse {
-		return fmt.Errorf("the document is larger than %d bytes", maxClientResponse)
-	}
-	// Never print bytes that are not the requested document.
-	if err := protocol.Verify(content, d); err != nil {
-		return fmt.Errorf("the registry answered a different document: %w", err)
 	}
 	_, err = env.stdout.Write(content)
 	return err

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
+
+	"github.com/agora-registry/registry/internal/client"
 )
 
 func init() {
@@ -25,7 +24,10 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "usage: registry publish [--server URL] FILE... (token in REGISTRY_TOKEN)")
 		return errUsage
 	}
-	c := newClient(cfg)
+	c, err := newClient(cfg)
+	if err != nil {
+		return err
+	}
 	failed := 0
 	for _, f := range files {
 		if err := publishFile(ctx, env, c, f); err != nil {
@@ -39,7 +41,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 	return nil
 }
 
-func publishFile(ctx context.Context, env *environment, c *registryClient, name string) error {
+func publishFile(ctx context.Context, env *environment, c *client.Client, name string) error {
 	var content []byte
 	var err error
 	if name == "-" {
@@ -50,28 +52,12 @@ func publishFile(ctx context.Context, env *environment, c *registryClient, name 
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/protocols", bytes.NewReader(content))
+	out, err := c.Publish(ctx, content)
 	if err != nil {
 		return err
-	}
-	req.Header.Set("Content-Type", "text/markdown; charset=utf-8")
-	res, err := c.do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
-		return problemError(res)
-	}
-	var out struct {
-		Hex, Base64, Title string
-		Lints              []struct{ Code, Message string }
-	}
-	if err := json.NewDecoder(io.LimitReader(res.Body, maxClientResponse)).Decode(&out); err != nil {
-		return fmt.Errorf("reading the registry's answer: %w", err)
 	}
 	state := "exists"
-	if res.StatusCode == http.StatusCreated {
+	if out.Created {
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/registry"
 )
@@ -38,9 +39,21 @@ func upstream(cfg config.Serve, log *slog.Logger) (registry.Upstream, error) {
 	if len(cfg.Upstreams) == 0 {
 		return nil, nil
 	}
-	m, err := registry.NewMirror(registry.MirrorConfig{
-		Upstreams: cfg.Upstreams, Allow: cfg.OutboundAllow, MaxDocumentBytes: cfg.MaxDocumentBytes, Logger: log,
-	})
+	hc, err := client.NewUpstreamHTTP(cfg.Upstreams, cfg.OutboundAllow, registry.DefaultMirrorTimeout, registry.DefaultMirrorRedirects)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
+	ups := make([]registry.UpstreamRegistry, 0, len(cfg.Upstreams))
+	for _, base := range cfg.Upstreams {
+		c, err := client.New(base, hc)
+		if err != nil {
+			return nil, fmt.Errorf("mirror: upstream: %w", err)
+		}
+		c.MaxBytes = cfg.MaxDocumentBytes
+		c.UserAgent = "agora-registry-mirror/1"
+		ups = append(ups, c)
+	}
+	m, err := registry.NewMirror(registry.MirrorConfig{Upstreams: ups, MaxDocumentBytes: cfg.MaxDocumentBytes, Logger: log})
 	if err != nil {
 		return nil, err
 	}

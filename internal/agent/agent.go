@@ -13,6 +13,7 @@ import (
 	"github.com/agora-registry/registry/internal/agent/resolve"
 	"github.com/agora-registry/registry/internal/agent/routine"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -75,7 +76,12 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 			MaxSources: cfg.Limits.MaxSources, Log: log},
 	}
 	for _, r := range cfg.Registries {
-		a.resolver.Registries = append(a.resolver.Registries, &resolve.Registry{Base: r, Client: fetcher})
+		reg, err := client.New(r, fetcher.HTTP)
+		if err != nil {
+			return nil, err
+		}
+		reg.MaxDocumentBytes = cfg.Limits.MaxDocumentBytes
+		a.resolver.Registries = append(a.resolver.Registries, reg)
 	}
 	if cfg.LLM.BaseURL != "" {
 		a.llm = &routine.LLM{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: os.Getenv(cfg.LLM.APIKeyEnv), Timeout: cfg.LLM.Timeout}
@@ -142,7 +148,7 @@ func (a *Agent) addProtocol(p ProtocolConfig) error {
 	sources := append([]string(nil), p.Sources...)
 	if len(sources) == 0 {
 		for _, base := range a.publicRegistries() {
-			sources = append(sources, (&resolve.Registry{Base: base}).RawURL(d))
+			sources = append(sources, client.RawURL(base, d))
 		}
 	}
 	if len(sources) == 0 && doc != nil {

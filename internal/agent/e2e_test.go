@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/agent/resolve"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/client"
 )
 
 // buildBinary builds a command of this module.
@@ -83,12 +83,16 @@ func startRegistry(t *testing.T) string {
 	return base
 }
 
-func registryClient(t *testing.T, base string) *resolve.Registry {
-	c, err := safehttp.New(safehttp.Options{Allow: []string{strings.TrimPrefix(base, "http://")}})
+func registryClient(t *testing.T, base string) *client.Client {
+	guarded, err := safehttp.New(safehttp.Options{Allow: []string{strings.TrimPrefix(base, "http://")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &resolve.Registry{Base: base, Client: c}
+	c, err := client.New(base, guarded.HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestEndToEndAliceAsksBobThroughRegistry(t *testing.T) {
@@ -112,8 +116,8 @@ func TestEndToEndAliceAsksBobThroughRegistry(t *testing.T) {
 	_, bob := startBob(t, cfg)
 
 	// Alice follows the spec's sending workflow.
-	client := &http.Client{Timeout: 30 * time.Second}
-	wk, err := FetchWellKnown(ctx, client, bob)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	wk, err := FetchWellKnown(ctx, hc, bob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +128,12 @@ func TestEndToEndAliceAsksBobThroughRegistry(t *testing.T) {
 	if err != nil || choice.Reason != "listed by the target" {
 		t.Fatalf("choice %+v, %v", choice, err)
 	}
-	sources := SourcesFor(ctx, choice.Candidate, []*resolve.Registry{registryClient(t, registry)}, false)
+	sources := SourcesFor(ctx, choice.Candidate, []*client.Client{registryClient(t, registry)}, false)
 	if len(sources) == 0 || !strings.HasPrefix(sources[0], registry) {
 		t.Fatalf("sources %v", sources)
 	}
 	hex := d.Hex()
-	reply, err := Send(ctx, client, bob, Outgoing{ProtocolHash: &hex, ProtocolSources: sources, Body: londonQuery})
+	reply, err := Send(ctx, hc, bob, Outgoing{ProtocolHash: &hex, ProtocolSources: sources, Body: londonQuery})
 	if err != nil || reply.Status != StatusSuccess || reply.Body != londonAnswer {
 		t.Fatalf("reply %+v, %v", reply, err)
 	}
@@ -138,7 +142,7 @@ func TestEndToEndAliceAsksBobThroughRegistry(t *testing.T) {
 	// registry's batch-resolve API; the Base64 spelling works too.
 	_, bob2 := startBob(t, cfg)
 	b64 := d.Base64()
-	reply, err = Send(ctx, client, bob2, Outgoing{ProtocolHash: &b64, ProtocolSources: []string{}, Body: londonQuery})
+	reply, err = Send(ctx, hc, bob2, Outgoing{ProtocolHash: &b64, ProtocolSources: []string{}, Body: londonQuery})
 	if err != nil || reply.Status != StatusSuccess || reply.Body != londonAnswer {
 		t.Fatalf("via registry: %+v, %v", reply, err)
 	}
@@ -147,7 +151,7 @@ func TestEndToEndAliceAsksBobThroughRegistry(t *testing.T) {
 	unknown := strings.Repeat("ab", 20)
 	cfg.Protocols = append(cfg.Protocols, ProtocolConfig{Hash: unknown, Routine: RoutineConfig{Builtin: "weather"}})
 	_, bob3 := startBob(t, cfg)
-	reply, err = Send(ctx, client, bob3, Outgoing{ProtocolHash: &unknown, ProtocolSources: []string{}, Body: londonQuery})
+	reply, err = Send(ctx, hc, bob3, Outgoing{ProtocolHash: &unknown, ProtocolSources: []string{}, Body: londonQuery})
 	if err != nil || reply.Status != StatusRejected {
 		t.Fatalf("unknown hash: %+v, %v", reply, err)
 	}

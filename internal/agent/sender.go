@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/internal/agent/datauri"
-	"github.com/agora-registry/registry/internal/agent/resolve"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -123,7 +123,7 @@ func metadataScore(m protocol.Metadata, task string) int {
 // SourcesFor finds sources for a protocol: the registries' (publishing the
 // document there first when publish is set and it is missing), else a data
 // URI built from the document.
-func SourcesFor(ctx context.Context, c Candidate, registries []*resolve.Registry, publish bool) []string {
+func SourcesFor(ctx context.Context, c Candidate, registries []*client.Client, publish bool) []string {
 	for _, reg := range registries {
 		res, err := reg.Resolve(ctx, []protocol.Digest{c.Digest})
 		if err == nil && len(res) == 1 && res[0].Found && !res[0].Withdrawn && len(res[0].Sources) > 0 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -84,8 +85,29 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
-func newMirror(t *testing.T, cfg registry.MirrorConfig) (*registry.Mirror, *logBuffer) {
+// upstreamClients are clients of the registries at bases, built as
+// cmd/registry builds them, capped at maxBytes.
+func upstreamClients(t *testing.T, maxBytes, redirects int, bases ...string) []registry.UpstreamRegistry {
 	t.Helper()
+	hc := client.NewHTTP(registry.DefaultMirrorTimeout, redirects)
+	var ups []registry.UpstreamRegistry
+	for _, b := range bases {
+		c, err := client.New(b, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.MaxBytes = maxBytes
+		ups = append(ups, c)
+	}
+	return ups
+}
+
+// newMirror mirrors the registries at bases (when cfg names no upstreams).
+func newMirror(t *testing.T, cfg registry.MirrorConfig, bases ...string) (*registry.Mirror, *logBuffer) {
+	t.Helper()
+	if cfg.Upstreams == nil {
+		cfg.Upstreams = upstreamClients(t, cfg.MaxDocumentBytes, registry.DefaultMirrorRedirects, bases...)
+	}
 	logs := &logBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	m, err := registry.NewMirror(cfg)
@@ -97,7 +119,7 @@ func newMirror(t *testing.T, cfg registry.MirrorConfig) (*registry.Mirror, *logB
 
 func TestMirrorHonestUpstream(t *testing.T) {
 	up := newUpstream(t, serving(mirrorDoc))
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{up.URL + "/"}})
+	m, _ := newMirror(t, registry.MirrorConfig{}, up.URL+"/")
 	got, origin, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +135,7 @@ func TestMirrorHonestUpstream(t *testing.T) {
 func TestMirrorSkipsLyingUpstream(t *testing.T) {
 	liar := newUpstream(t, lying)
 	honest := newUpstream(t, serving(mirrorDoc))
-	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{liar.URL, honest.URL}})
+	m, logs := newMirror(t, registry.MirrorConfig{}, liar.URL, honest.URL)
 	got, origin, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +153,7 @@ func TestMirrorSkipsLyingUpstream(t *testing.T) {
 
 func TestMirrorAllLyingIsNotFound(t *testing.T) {
 	a, b := newUpstream(t, lying), newUpstream(t, lying)
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{a.URL, b.URL}})
+	m, _ := newMirror(t, registry.MirrorConfig{}, a.URL, b.URL)
 	_, _, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v, want not found", err)
@@ -143,7 +165,7 @@ func TestMirrorAllLyingIsNotFound(t *testing.T) {
 
 func TestMirrorNotFoundAnywhere(t *testing.T) {
 	up := newUpstream(t, serving(mirrorDoc))
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{up.URL}})
+	m, _ := newMirror(t, registry.MirrorConfig{}, up.URL)
 	_, _, err := m.Fetch(context.Background(), digestOf(t, []byte("# other\n")))
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v", err)
@@ -157,7 +179,7 @@ func TestMirrorUpstreamDown(t *testing.T) {
 	broken := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
-	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{deadURL, broken.URL}})
+	m, logs := newMirror(t, registry.MirrorConfig{}, deadURL, broken.URL)
 	_, _, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v, want not found", err)
@@ -171,7 +193,7 @@ func TestMirrorUpstreamDown(t *testing.T) {
 
 	// A dead upstream before a live one only costs a retry.
 	honest := newUpstream(t, serving(mirrorDoc))
-	m2, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{deadURL, honest.URL}})
+	m2, _ := newMirror(t, registry.MirrorConfig{}, deadURL, honest.URL)
 	if _, origin, err := m2.Fetch(context.Background(), digestOf(t, mirrorDoc)); err != nil || origin != honest.URL {
 		t.Fatalf("origin %q, err %v", origin, err)
 	}
@@ -190,7 +212,7 @@ func TestMirrorRefusesOversizeAnswers(t *testing.T) {
 	})
 	small := []byte("# small\n")
 	honest := newUpstream(t, serving(small))
-	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{announced.URL, chunked.URL, honest.URL}, MaxDocumentBytes: 100})
+	m, logs := newMirror(t, registry.MirrorConfig{MaxDocumentBytes: 100}, announced.URL, chunked.URL, honest.URL)
 	got, origin, err := m.Fetch(context.Background(), digestOf(t, small))
 	if err != nil || origin != honest.URL || !bytes.Equal(got, small) {
 		t.Fatalf("got %q from %q, err %v", got, origin, err)
@@ -213,7 +235,7 @@ func TestMirrorTimeoutCutsSlowUpstream(t *testing.T) {
 	})
 	defer close(release)
 	honest := newUpstream(t, serving(mirrorDoc))
-	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{slow.URL, honest.URL}, Timeout: 200 * time.Millisecond})
+	m, logs := newMirror(t, registry.MirrorConfig{Timeout: 200 * time.Millisecond}, slow.URL, honest.URL)
 	got, origin, err := m.Fetch(context.Background(), digestOf(t, mirrorDoc))
 	if err != nil || origin != honest.URL || !bytes.Equal(got, mirrorDoc) {
 		t.Fatalf("got %q from %q, err %v", got, origin, err)
@@ -227,7 +249,7 @@ func TestMirrorCachesMissesBriefly(t *testing.T) {
 	up := newUpstream(t, serving(mirrorDoc))
 	unknown := digestOf(t, []byte("# unknown\n"))
 
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{up.URL}})
+	m, _ := newMirror(t, registry.MirrorConfig{}, up.URL)
 	for range 3 {
 		if _, _, err := m.Fetch(context.Background(), unknown); !errors.Is(err, store.ErrNotFound) {
 			t.Fatal(err)
@@ -238,7 +260,7 @@ func TestMirrorCachesMissesBriefly(t *testing.T) {
 	}
 
 	up.hits.Store(0)
-	uncached, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{up.URL}, NegativeTTL: -1})
+	uncached, _ := newMirror(t, registry.MirrorConfig{NegativeTTL: -1}, up.URL)
 	for range 3 {
 		uncached.Fetch(context.Background(), unknown)
 	}
@@ -253,54 +275,33 @@ func TestMirrorCapsRedirects(t *testing.T) {
 	loop = newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, loop.URL+r.URL.Path, http.StatusFound)
 	})
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{loop.URL}, MaxRedirects: 2})
+	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: upstreamClients(t, 0, 2, loop.URL)})
 	if _, _, err := m.Fetch(context.Background(), d); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := loop.hits.Load(); n != 3 {
 		t.Fatalf("followed %d requests, want 1 + 2 redirects", n)
 	}
-}
 
-// TestMirrorRedirectsGoThroughTheSSRFGuard: an upstream may redirect
-// within itself, but a redirect to another address is dialled only if the
-// agent's guard admits it. Loopback stands for every private address here:
-// a second local server is refused (and never hit) until allow-listed, and
-// the cloud metadata address is refused before any connection.
-func TestMirrorRedirectsGoThroughTheSSRFGuard(t *testing.T) {
-	d := digestOf(t, mirrorDoc)
-	internal := newUpstream(t, serving(mirrorDoc))
-	toInternal := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, internal.URL+r.URL.Path, http.StatusMovedPermanently)
+	honest := newUpstream(t, serving(mirrorDoc))
+	moved := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, honest.URL+r.URL.Path, http.StatusMovedPermanently)
 	})
-	toMetadata := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
-	})
-	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: []string{toInternal.URL, toMetadata.URL}, Timeout: 2 * time.Second})
-	if _, _, err := m.Fetch(context.Background(), d); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("err = %v", err)
-	}
-	if n := internal.hits.Load(); n != 0 {
-		t.Fatalf("the redirect reached an address outside the upstreams (%d requests)", n)
-	}
-	if n := strings.Count(logs.String(), "a private, loopback or reserved address; refused"); n != 2 {
-		t.Fatalf("%d blocked redirects logged, want 2:\n%s", n, logs)
-	}
-
-	allowed, _ := newMirror(t, registry.MirrorConfig{Upstreams: []string{toInternal.URL}, Allow: []string{internal.Listener.Addr().String()}})
-	got, origin, err := allowed.Fetch(context.Background(), d)
-	if err != nil || !bytes.Equal(got, mirrorDoc) || origin != toInternal.URL {
-		t.Fatalf("allow-listed: got %q from %q, err %v", got, origin, err)
+	m2, _ := newMirror(t, registry.MirrorConfig{}, moved.URL)
+	got, origin, err := m2.Fetch(context.Background(), d)
+	if err != nil || !bytes.Equal(got, mirrorDoc) || origin != moved.URL {
+		t.Fatalf("got %q from %q, err %v", got, origin, err)
 	}
 }
 
 func TestMirrorRefusesBadConfiguration(t *testing.T) {
-	for _, ups := range [][]string{nil, {"ftp://example.org"}, {"registry.example.org"}, {"http://x/?q=1"}} {
-		if _, err := registry.NewMirror(registry.MirrorConfig{Upstreams: ups}); err == nil {
-			t.Errorf("NewMirror(%q) accepted", ups)
-		}
+	if _, err := registry.NewMirror(registry.MirrorConfig{}); err == nil {
+		t.Error("NewMirror accepted no upstreams")
 	}
-	m, err := registry.NewMirror(registry.MirrorConfig{Upstreams: registry.ParseUpstreams("https://user:secret@a.example/reg/, http://b.example")})
+	if _, err := registry.NewMirror(registry.MirrorConfig{Upstreams: make([]registry.UpstreamRegistry, registry.MaxUpstreams+1)}); err == nil {
+		t.Errorf("NewMirror accepted %d upstreams", registry.MaxUpstreams+1)
+	}
+	m, err := registry.NewMirror(registry.MirrorConfig{Upstreams: upstreamClients(t, 0, 0, registry.ParseUpstreams("https://user:secret@a.example/reg/, http://b.example")...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func newMirroringService(t *testing.T, upstreams ...string) *registry.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	m, _ := newMirror(t, registry.MirrorConfig{Upstreams: upstreams, NegativeTTL: -1})
+	m, _ := newMirror(t, registry.MirrorConfig{NegativeTTL: -1}, upstreams...)
 	// No raw cache: every read after the first must come from the store.
 	return registry.New(st, registry.Config{Upstream: m})
 }
@@ -366,5 +367,53 @@ func TestServiceStoresNothingFromLiars(t *testing.T) {
 	// The lie's own digest was not stored either.
 	if _, err := svc.Store().Get(ctx, digestOf(t, []byte("# Not what you asked for\n")), false); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("lie stored under its own digest: %v", err)
+	}
+}
+
+// TestMirrorRedirectsGoThroughTheSSRFGuard: with the client cmd/registry
+// wires in (client.NewUpstreamHTTP), an upstream may redirect within
+// itself, but a redirect to another address is dialled only if the guard
+// admits it. Loopback stands for every private address here: a second local
+// server is refused (and never hit) until allow-listed, and the cloud
+// metadata address is refused before any connection.
+func TestMirrorRedirectsGoThroughTheSSRFGuard(t *testing.T) {
+	d := digestOf(t, mirrorDoc)
+	internal := newUpstream(t, serving(mirrorDoc))
+	toInternal := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+r.URL.Path, http.StatusMovedPermanently)
+	})
+	toMetadata := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	})
+	guarded := func(allow []string, bases ...string) []registry.UpstreamRegistry {
+		hc, err := client.NewUpstreamHTTP(bases, allow, 2*time.Second, registry.DefaultMirrorRedirects)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ups []registry.UpstreamRegistry
+		for _, b := range bases {
+			c, err := client.New(b, hc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ups = append(ups, c)
+		}
+		return ups
+	}
+	m, logs := newMirror(t, registry.MirrorConfig{Upstreams: guarded(nil, toInternal.URL, toMetadata.URL), Timeout: 2 * time.Second})
+	if _, _, err := m.Fetch(context.Background(), d); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := internal.hits.Load(); n != 0 {
+		t.Fatalf("the redirect reached an address outside the upstreams (%d requests)", n)
+	}
+	if n := strings.Count(logs.String(), "upstream_redirect_blocked") + strings.Count(logs.String(), "private, loopback or reserved address; refused"); n < 2 {
+		t.Fatalf("%d blocked redirects logged, want 2:\n%s", n, logs)
+	}
+
+	allowed, _ := newMirror(t, registry.MirrorConfig{Upstreams: guarded([]string{internal.Listener.Addr().String()}, toInternal.URL)})
+	got, origin, err := allowed.Fetch(context.Background(), d)
+	if err != nil || !bytes.Equal(got, mirrorDoc) || origin != toInternal.URL {
+		t.Fatalf("allow-listed: got %q from %q, err %v", got, origin, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/agora-registry/registry/internal/agent/datauri"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -24,7 +25,7 @@ var ErrUnresolvable = apperr.New(apperr.NotFound, "protocol_unresolvable", "the 
 type Resolver struct {
 	Cache      *Cache
 	Fetcher    *safehttp.Client
-	Registries []*Registry
+	Registries []*client.Client
 	MaxBytes   int // document size limit; 0 means the protocol default
 	MaxSources int // 0 means DefaultMaxSources
 	Log        *slog.Logger
@@ -90,10 +91,10 @@ func (r *Resolver) resolve(ctx context.Context, d protocol.Digest, sources []str
 		}
 		doc, err := r.fromRegistry(ctx, reg, d, keep)
 		if err != nil {
-			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+safehttp.RedactURL(reg.Base), err)
+			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+safehttp.RedactURL(reg.Origin()), err)
 			continue
 		}
-		return Resolved{Document: doc, Origin: "registry " + reg.Base}, nil
+		return Resolved{Document: doc, Origin: "registry " + reg.Origin()}, nil
 	}
 	if len(failures) == 0 {
 		failures = append(failures, "no sources given and no registry configured")
@@ -130,7 +131,7 @@ func isInlineText(src string) bool {
 
 // fromRegistry asks the batch-resolve API for sources, tries them, then the
 // registry's own raw URL.
-func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.Digest, keep bool) ([]byte, error) {
+func (r *Resolver) fromRegistry(ctx context.Context, reg *client.Client, d protocol.Digest, keep bool) ([]byte, error) {
 	results, err := reg.Resolve(ctx, []protocol.Digest{d})
 	var tried []string
 	if err == nil {
@@ -159,7 +160,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d protocol.D
 			return nil, apperr.New(apperr.NotFound, "protocol_not_found", "no registry source had a valid document")
 		}
 	}
-	doc, err := reg.Raw(ctx, d, r.maxBytes())
+	doc, err := reg.Fetch(ctx, d)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/agent/datauri"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -52,13 +53,17 @@ func newResolver(t *testing.T, allow []string, regs ...string) *Resolver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := safehttp.New(safehttp.Options{Allow: allow})
+	guarded, err := safehttp.New(safehttp.Options{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Resolver{Cache: cache, Fetcher: client}
+	r := &Resolver{Cache: cache, Fetcher: guarded}
 	for _, base := range regs {
-		r.Registries = append(r.Registries, &Registry{Base: base, Client: client})
+		reg, err := client.New(base, guarded.HTTP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Registries = append(r.Registries, reg)
 	}
 	return r
 }
@@ -157,9 +162,9 @@ func fakeRegistry(t *testing.T, content string, sources func(base string) []stri
 		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/resolve":
 			var req struct{ Hashes []string }
 			json.NewDecoder(r.Body).Decode(&req)
-			var results []Resolution
+			var results []client.Resolution
 			for _, h := range req.Hashes {
-				results = append(results, Resolution{Hash: h, Found: h == digest.Hex(), Hex: h, Sources: sources(srv.URL)})
+				results = append(results, client.Resolution{Hash: h, Found: h == digest.Hex(), Hex: h, Sources: sources(srv.URL)})
 			}
 			json.NewEncoder(w).Encode(map[string]any{"results": results})
 		case r.URL.Path == "/protocol/"+digest.Hex():

@@ -94,7 +94,7 @@ func New(o Options) (*Client, error) {
 	}
 	maxRedirects := o.MaxRedirects
 	client := &http.Client{
-		Transport: transport,
+		Transport: guardedTransport{transport},
 		Timeout:   o.Timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if maxRedirects < 0 || len(via) > maxRedirects {
@@ -107,6 +107,29 @@ func New(o Options) (*Client, error) {
 		},
 	}
 	return &Client{HTTP: client}, nil
+}
+
+// guardedTransport vets every request it sends, the first and each
+// redirect, so Client.HTTP is guarded on its own when other code (the
+// registry API client) sends through it.
+type guardedTransport struct{ next http.RoundTripper }
+
+func (g guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	err := checkScheme(req.URL.Scheme)
+	if err == nil {
+		err = checkHost(req.URL.Hostname())
+	}
+	if err != nil {
+		if req.Body != nil {
+			req.Body.Close() // RoundTrip owns the body, even on failure
+		}
+		return nil, err
+	}
+	resp, err := g.next.RoundTrip(req)
+	if err != nil {
+		return nil, classify(err) // words fit for a stranger, whoever sent the request
+	}
+	return resp, nil
 }
 
 func checkScheme(s string) error {

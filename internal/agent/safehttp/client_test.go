@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agora-registry/registry/internal/apperr"
 )
 
 func newClient(t *testing.T, allow ...string) *Client {
@@ -126,5 +128,23 @@ func TestSizeLimitAndStatus(t *testing.T) {
 func TestBadAllowEntry(t *testing.T) {
 	if _, err := New(Options{Allow: []string{"http://x/"}}); err == nil {
 		t.Fatal("malformed allow entry accepted")
+	}
+}
+
+// Client.HTTP alone classifies transport failures in words fit for a
+// stranger, as Get does: the API client relays them.
+func TestHTTPClientClassifiesTransportFailures(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(dead.URL)
+	dead.Close() // nothing listens there any more
+	c := newClient(t, u.Host)
+	resp, err := c.HTTP.Get(dead.URL)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("a closed port answered")
+	}
+	e := apperr.As(err)
+	if e == nil || e.Code != ErrUnreachable.Code || e.Message != "the connection was refused" || strings.Contains(e.Message, u.Port()) {
+		t.Fatalf("err = %v, want %s with a message naming no address", err, ErrUnreachable.Code)
 	}
 }

@@ -243,6 +243,30 @@ func TestSSRFMatrix(t *testing.T) {
 	t.Logf("SSRF matrix: %d refused rows", len(rows))
 }
 
+// Client.HTTP alone, as internal/client sends through it, refuses every row
+// too: the checks of Get/Do live in its transport, not only in Do.
+func TestSSRFMatrixThroughHTTPClient(t *testing.T) {
+	dns := startTestDNS(t, ssrfNames)
+	client := newMatrixClient(t, dns)
+	for _, row := range ssrfMatrix() {
+		t.Run(row.name, func(t *testing.T) {
+			before := dns.queries.Load()
+			req, err := http.NewRequest(http.MethodGet, row.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.HTTP.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			assertRefused(t, err, row.want, row.why)
+			if row.why == "non-standard spelling" && dns.queries.Load() != before {
+				t.Fatalf("the numeric host %s was looked up in DNS", row.url)
+			}
+		})
+	}
+}
+
 // The numeric spellings are refused in redirects too, and every redirect hop
 // goes through the guard: an allowed server cannot bounce the agent anywhere.
 func TestSSRFRedirectsFromAnAllowedHost(t *testing.T) {
