@@ -71,5 +71,8 @@ func Prepare(content []byte, maxBytes int) (Document, error) {
 		return Document{}, err
 	}
 	meta, lints := ParseMetadata(content)
+	if err := frontMatterError(lints); err != nil {
+		return Document{}, err
+	}
 	return Document{Content: content, Sums: sums, Metadata: meta, Lints: lints}, nil
 }

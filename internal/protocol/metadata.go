@@ -106,7 +106,15 @@ func ParseMetadata(doc []byte) (Metadata, []Lint) {
 
 func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	var fm frontMatter
-	if err := yaml.Unmarshal(block, &fm); err != nil {
+	root, over, err := decodeFrontMatter(block)
+	if over != nil {
+		m.FrontMatter = false
+		return []Lint{*over}
+	}
+	if err == nil && !root.IsZero() {
+		err = root.Decode(&fm)
+	}
+	if err != nil {
 		m.FrontMatter = false
 		return []Lint{{LintInvalidFrontMatter, "the front matter is not a valid YAML mapping and was ignored: " + yamlErrorText(err)}}
 	}
