@@ -103,7 +103,7 @@ func (p *Pages) publish(c echo.Context) error {
 		}
 		page.Preview = &preview{
 			Hex: doc.Sums.SHA1.Hex(), Base64: doc.Sums.SHA1.Base64(), Size: len(doc.Content),
-			Metadata: doc.Metadata, Lints: doc.Lints, Rendered: template.HTML(rendered),
+			Metadata: doc.Metadata, Lints: append(doc.Lints, rendered.Lints...), Rendered: template.HTML(rendered.HTML),
 		}
 		page.Preview.Metadata.Tags = mergeTags(doc.Metadata.Tags, splitTags(page.TagsField))
 		if fromFile {
