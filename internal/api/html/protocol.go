@@ -56,7 +56,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		}
 		return err
 	}
-	rendered, err := p.markdown.Document(e.Content)
+	rendered, err := p.documents.Published(ctx, d, e.Content)
 	if err != nil {
 		return err
 	}
