@@ -3,6 +3,8 @@ package html_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -159,5 +161,29 @@ func TestLargeFrontMatterIsRefusedEverywhere(t *testing.T) {
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "the front matter is") || !strings.Contains(body, "xxxxxxxx") {
 			t.Errorf("form %s: %d %.300s", action, resp.StatusCode, body)
 		}
+	}
+}
+
+// BenchmarkHostileTablePublishAndView publishes a new variant of the 6 KB
+// table through the service and reads its page (a first view, so it is
+// rendered) over loopback: the per-document cost an attacker can cause.
+//
+//	go test -run '^$' -bench HostileTablePublishAndView -benchtime 20x ./internal/api/html
+func BenchmarkHostileTablePublishAndView(b *testing.B) {
+	srv := startServer(b, serverOptions{openPublish: true})
+	c := &http.Client{}
+	for i := 0; b.Loop(); i++ {
+		res, err := srv.svc.Publish(context.Background(), fmt.Appendf([]byte(hostileTable), "\n%d\n", i), nil, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/protocols/"+res.Entry.Digest.Hex(), nil)
+		req.Header.Set("Accept", htmlAccept)
+		resp, err := c.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatal(err, resp)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

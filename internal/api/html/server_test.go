@@ -31,7 +31,7 @@ type serverOptions struct {
 	documents   *render.Documents // nil: the default renderer
 }
 
-func startServer(t *testing.T, o serverOptions) *testServer {
+func startServer(t testing.TB, o serverOptions) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
