@@ -29,6 +29,11 @@ const (
 	// code spans), so the sum of those distances is capped.
 	inlineScanBase    = 1 << 20
 	inlineScanPerByte = 64
+	// Blocks other than table cells (which have their own limit): goldmark
+	// spends microseconds on each list item, heading or quote however
+	// short, so a document of empty blocks costs far more than its size.
+	blocksBase    = 4096
+	blocksPerByte = 0.25
 	// The HTML written, before and after sanitising.
 	outputBase    = 64 << 10
 	outputPerByte = 8
@@ -36,12 +41,13 @@ const (
 
 // limits are the budget for one document body.
 type limits struct {
-	cells, inlineScan, output int
+	cells, blocks, inlineScan, output int
 }
 
 func limitsFor(size int) limits {
 	return limits{
 		cells:      tableCellsBase + int(tableCellsPerByte*float64(size)),
+		blocks:     blocksBase + int(blocksPerByte*float64(size)),
 		inlineScan: inlineScanBase + inlineScanPerByte*size,
 		output:     outputBase + outputPerByte*size,
 	}
@@ -61,9 +67,15 @@ func overBudget(src []byte, lim limits) string {
 	if st.over != "" {
 		return st.over
 	}
-	var scan, escapedCells, escapedPipes int
+	var blocks, scan, escapedCells, escapedPipes int
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering || n.Type() != ast.TypeBlock || n.IsRaw() {
+		if !entering || n.Type() != ast.TypeBlock {
+			return ast.WalkContinue, nil
+		}
+		if n.Kind() != extast.KindTableCell {
+			blocks++
+		}
+		if n.IsRaw() {
 			return ast.WalkContinue, nil
 		}
 		lines := n.Lines()
@@ -79,6 +91,9 @@ func overBudget(src []byte, lim limits) string {
 		return ast.WalkContinue, nil
 	})
 	scan += escapedCells * escapedPipes
+	if blocks > lim.blocks {
+		return fmt.Sprintf("it has %d blocks (paragraphs, list items, headings, quotes; the limit for its size is %d)", blocks, lim.blocks)
+	}
 	if scan > lim.inlineScan {
 		return fmt.Sprintf("its links, raw HTML and code spans need %d bytes of rescanning (the limit for its size is %d)", scan, lim.inlineScan)
 	}

@@ -139,3 +139,20 @@ func TestTableCellLimitIsExact(t *testing.T) {
 		t.Errorf("%d cells were rendered", cols*(rows+2))
 	}
 }
+
+// The block limit is the formula's: as many empty headings as it allows
+// render, one more is shown as text.
+func TestBlockLimitIsExact(t *testing.T) {
+	headings := func(k int) string { return strings.Repeat("#\n", k) }
+	k := 0
+	for k+1 <= limitsFor(len(headings(k+1))).blocks {
+		k++
+	}
+	r := New()
+	if out, _ := r.Markdown([]byte(headings(k))); len(out.Lints) != 0 {
+		t.Errorf("%d blocks were refused: %v", k, out.Lints)
+	}
+	if out, _ := r.Markdown([]byte(headings(k + 1))); len(out.Lints) != 1 {
+		t.Errorf("%d blocks were rendered", k+1)
+	}
+}
