@@ -77,5 +77,8 @@ func PrepareGiven(content []byte, maxBytes int, given Given) (Document, error) {
 		return Document{}, err
 	}
 	meta, lints := parseMetadata(content, given)
+	if err := frontMatterError(lints); err != nil {
+		return Document{}, err
+	}
 	return Document{Content: content, Sums: sums, Metadata: meta, Lints: lints}, nil
 }

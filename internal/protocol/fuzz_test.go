@@ -80,7 +80,7 @@ func FuzzPrepare(f *testing.F) {
 			if e == nil || e.Code == "" || !utf8.ValidString(e.Message) {
 				t.Fatalf("Prepare(%q): unclassified error %v", doc, err)
 			}
-			if Validate(doc, limit) == nil && !errors.Is(err, ErrCollisionAttack) {
+			if Validate(doc, limit) == nil && !errors.Is(err, ErrCollisionAttack) && !errors.Is(err, ErrFrontMatterTooLarge) {
 				t.Fatalf("Prepare(%q) refused a valid document: %v", doc, err)
 			}
 			return
@@ -156,7 +156,7 @@ func checkMetadata(t *testing.T, doc []byte, m Metadata, lints []Lint) {
 		t.Fatal("FrontMatter is not whether the SDK reads the document")
 	}
 	known := map[string]bool{LintNoFrontMatter: true, LintInvalidFrontMatter: true, LintMissingTitle: true,
-		LintMissingDescription: true, LintInvalidField: true, LintTruncated: true,
+		LintMissingDescription: true, LintInvalidField: true, LintTruncated: true, LintFrontMatterTooLarge: true,
 		LintSDKName: true, LintSDKDescription: true, LintSDKMultiround: true, LintSDKUnchecked: true}
 	for _, l := range lints {
 		if !known[l.Code] || !utf8.ValidString(l.Message) || l.Message == "" {

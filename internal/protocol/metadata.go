@@ -125,7 +125,14 @@ func parseMetadata(doc []byte, given Given) (Metadata, []Lint) {
 
 func (m *Metadata) readFrontMatter(block []byte) []Lint {
 	var fm frontMatter
-	if err := yaml.Unmarshal(block, &fm); err != nil {
+	root, over, err := decodeFrontMatter(block)
+	if over != nil {
+		return []Lint{*over}
+	}
+	if err == nil && !root.IsZero() {
+		err = root.Decode(&fm)
+	}
+	if err != nil {
 		return []Lint{{LintInvalidFrontMatter, "the registry ignored the front matter, which is not a valid YAML mapping: " + yamlErrorText(err)}}
 	}
 	var lints []Lint

@@ -1,10 +1,13 @@
 package protocol
 
 import (
+	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agora-registry/registry/internal/apperr"
 )
 
 // billionLaughs is the classic alias bomb: each level lists the previous
@@ -26,63 +29,106 @@ func billionLaughs(uses ...string) string {
 	return b.String()
 }
 
-// These tests prove the alias bomb is not expanded by returning at all: an
-// expansion would need gigabytes and minutes. There is deliberately no
-// timing assertion (performance belongs in benchmarks).
-func TestParseMetadataSurvivesAliasBombs(t *testing.T) {
-	t.Run("unused anchors", func(t *testing.T) {
-		m, lints := ParseMetadata([]byte(billionLaughs()))
-		if got := lintCodes(lints); !m.FrontMatter || m.Title != "Bomb" || !reflect.DeepEqual(got, []string{LintSDKName}) {
-			t.Fatalf("got %+v, %v", m, lints)
+// An alias bomb is refused by its expanded node count, which is counted
+// without expanding it: the test returning at all shows that (an expansion
+// would need gigabytes). There is deliberately no timing assertion.
+func TestAliasBombsAreOverTheNodeBudget(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unused anchors":          billionLaughs(),
+		"every field names it":    billionLaughs("name", "title", "description", "multiround", "tags", "version", "supersedes", "authors", "license"),
+		"the bomb in a list":      strings.Replace(billionLaughs(), "---\n# Bomb", "tags: [x, *i, y]\nauthors: [*i]\n---\n# Bomb", 1),
+		"an alias to an ancestor": "---\na: &a [x, *a]\n---\n# Bomb\n\nBody.\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, lints := ParseMetadata([]byte(doc))
+			// FrontMatter says whether the SDK reads it (PyYAML shares the
+			// aliased lists, so it does); the registry itself does not.
+			if m.Title != "Bomb" || m.Description != "Body." || len(m.Tags) != 0 || len(m.Authors) != 0 {
+				t.Fatalf("the front matter was read: %+v", m)
+			}
+			if got := lintCodes(lints); !slices.Contains(got, LintFrontMatterTooLarge) && !slices.Contains(got, LintInvalidFrontMatter) {
+				t.Fatalf("lints %v", lints)
+			}
+		})
+	}
+	if _, err := Prepare([]byte(billionLaughs("tags")), 0); !errors.Is(err, ErrFrontMatterTooLarge) {
+		t.Fatalf("Prepare of an alias bomb: %v, want %s", err, ErrFrontMatterTooLarge.Code)
+	}
+}
+
+func TestAliasesWithinTheBudgetAreRead(t *testing.T) {
+	m, lints := ParseMetadata([]byte("---\nx: &x Weather\nname: *x\ntags: &t [a, b]\nauthors: *t\n---\nBody.\n"))
+	if m.Title != "Weather" || len(m.Tags) != 2 || len(m.Authors) != 2 {
+		t.Fatalf("got %+v, %v", m, lints)
+	}
+}
+
+// The limits are exact: a block of MaxFrontMatterBytes (or of
+// MaxFrontMatterNodes nodes) is read, one byte (or node) more is refused.
+func TestFrontMatterLimitsAreExact(t *testing.T) {
+	withBlock := func(block string) []byte { return []byte("---\n" + block + "---\n# Fallback\n\nBody.\n") }
+	sized := func(n int) string { // "name: Sized\n" padded with a comment to n bytes
+		head := "name: Sized\n#"
+		return head + strings.Repeat("x", n-len(head)-1) + "\n"
+	}
+	// A mapping of k pairs is 1 document + 1 mapping + 2k scalar nodes.
+	pairs := func(k int) string {
+		var b strings.Builder
+		b.WriteString("name: Sized\n")
+		for i := 1; i < k; i++ {
+			fmt.Fprintf(&b, "k%d: v\n", i)
 		}
-	})
-	t.Run("every field names the bomb", func(t *testing.T) {
-		m, lints := ParseMetadata([]byte(billionLaughs(
-			"name", "title", "description", "multiround", "tags", "version", "supersedes", "authors", "license")))
-		// The SDK reads the bomb as a (non-empty, so true) list: it sends
-		// multiround: true.
-		if m.Title != "Bomb" || m.Description != "Body." || len(m.Tags) != 0 || m.Authors != nil || !m.Multiround {
-			t.Fatalf("got %+v", m)
-		}
-		want := []string{LintSDKName, LintSDKDescription, LintSDKMultiround}
-		for range 8 { // every field but multiround, which only the SDK lint covers
-			want = append([]string{LintInvalidField}, want...)
-		}
-		if got := lintCodes(lints); !reflect.DeepEqual(got, want) {
-			t.Fatalf("lints %v, want %v", lints, want)
-		}
-	})
-	t.Run("the bomb in a list", func(t *testing.T) {
-		doc := strings.Replace(billionLaughs(), "---\n# Bomb", "tags: [x, *i, y]\nauthors: [*i]\n---\n# Bomb", 1)
-		m, lints := ParseMetadata([]byte(doc))
-		if len(m.Tags) != 0 || m.Authors != nil {
-			t.Fatalf("got %+v", m)
-		}
-		if got := lintCodes(lints); !reflect.DeepEqual(got, []string{LintInvalidField, LintInvalidField, LintSDKName}) {
-			t.Fatalf("lints %v", lints)
-		}
-	})
+		return b.String()
+	}
+	for _, c := range []struct {
+		name  string
+		block string
+		read  bool
+	}{
+		{"largest block", sized(MaxFrontMatterBytes), true},
+		{"one byte over", sized(MaxFrontMatterBytes + 1), false},
+		{"most nodes", pairs((MaxFrontMatterNodes - 2) / 2), true},
+		{"one pair over", pairs((MaxFrontMatterNodes-2)/2 + 1), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := withBlock(c.block)
+			m, lints := ParseMetadata(doc)
+			_, err := Prepare(doc, 0)
+			if c.read {
+				if m.Title != "Sized" || err != nil {
+					t.Fatalf("refused: %+v %v %v", m, lints, err)
+				}
+				return
+			}
+			if m.Title != "Fallback" || lintCodes(lints)[0] != LintFrontMatterTooLarge {
+				t.Fatalf("read: %+v %v", m, lints)
+			}
+			if e := apperr.As(err); !errors.Is(err, ErrFrontMatterTooLarge) || e.Kind != apperr.TooLarge || e.Message == ErrFrontMatterTooLarge.Message {
+				t.Fatalf("Prepare: %v, want %s with the limit in its message", err, ErrFrontMatterTooLarge.Code)
+			}
+		})
+	}
 }
 
 func TestParseMetadataSurvivesDeepNesting(t *testing.T) {
-	const depth = 200_000
+	const depth = 15_000 // beyond the YAML decoder's depth limit, within the size limit
 	for name, value := range map[string]string{
-		"flow sequences": strings.Repeat("[", depth) + strings.Repeat("]", depth),
-		"flow mappings":  strings.Repeat("{a: ", depth) + strings.Repeat("}", depth),
+		"flow sequences":  strings.Repeat("[", depth) + strings.Repeat("]", depth),
+		"flow mappings":   strings.Repeat("{a: ", depth/2) + strings.Repeat("}", depth/2),
+		"block sequences": "\n" + strings.Repeat("- ", depth) + "x",
 	} {
 		t.Run(name, func(t *testing.T) {
 			m, lints := ParseMetadata([]byte("---\ntags: " + value + "\n---\n# Deep\n"))
 			if m.FrontMatter || m.Title != "Deep" {
 				t.Fatalf("got %+v", m)
 			}
-			// Over MaxSDKBlockBytes: unchecked for the SDK, refused by yaml.v3.
-			if got := lintCodes(lints); len(got) < 2 || got[0] != LintSDKUnchecked || got[1] != LintInvalidFrontMatter {
+			if got := lintCodes(lints); len(got) == 0 || (got[0] != LintInvalidFrontMatter && got[0] != LintFrontMatterTooLarge) {
 				t.Fatalf("lints %v", lints)
 			}
 		})
 	}
-	t.Run("block sequences within the depth limit", func(t *testing.T) {
-		doc := "---\ntags:\n" + strings.Repeat("- ", 9_999) + "x\n---\n# Deep\n"
+	t.Run("block sequences within the limits", func(t *testing.T) {
+		doc := "---\ntags:\n" + strings.Repeat("- ", 5_000) + "x\n---\n# Deep\n"
 		m, lints := ParseMetadata([]byte(doc))
 		if m.FrontMatter || m.Title != "Deep" || len(m.Tags) != 0 {
 			t.Fatalf("got %+v", m)
@@ -90,16 +136,6 @@ func TestParseMetadataSurvivesDeepNesting(t *testing.T) {
 		// yaml.v3 reads it; PyYAML runs out of Python stack.
 		if got := lintCodes(lints); len(got) < 2 || got[0] != LintInvalidFrontMatter || got[1] != LintInvalidField ||
 			!strings.Contains(lints[0].Message, "RecursionError") {
-			t.Fatalf("lints %v", lints)
-		}
-	})
-	t.Run("block sequences beyond the depth limit", func(t *testing.T) {
-		doc := "---\ntags:\n" + strings.Repeat("- ", 400_000) + "x\n---\n# Deep\n"
-		m, lints := ParseMetadata([]byte(doc))
-		if m.FrontMatter || m.Title != "Deep" {
-			t.Fatalf("got %+v", m)
-		}
-		if got := lintCodes(lints); len(got) < 2 || got[0] != LintSDKUnchecked || got[1] != LintInvalidFrontMatter {
 			t.Fatalf("lints %v", lints)
 		}
 	})

@@ -6,6 +6,9 @@ package render
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
 	"regexp"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -57,20 +60,71 @@ func policy() *bluemonday.Policy {
 	return p
 }
 
-// Markdown renders Markdown to sanitised HTML.
-func (r *Renderer) Markdown(src []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := r.md.Convert(src, &buf); err != nil {
-		return nil, err
+// Rendered is a document as a page shows it.
+type Rendered struct {
+	// HTML is the sanitised rendering, or the escaped text in a <pre>
+	// when the document is over the rendering budget.
+	HTML []byte
+	// Lints holds the render_budget lint saying why it was not rendered.
+	Lints []protocol.Lint
+}
+
+// LintRenderBudget marks a document shown as plain text because rendering
+// it would cost more than the budget allows.
+const LintRenderBudget = "render_budget"
+
+// Markdown renders Markdown to sanitised HTML within the rendering budget.
+func (r *Renderer) Markdown(src []byte) (Rendered, error) {
+	lim := limitsFor(len(src))
+	if reason := overBudget(src, lim); reason != "" {
+		return asText(src, reason), nil
 	}
-	return r.policy.SanitizeBytes(buf.Bytes()), nil
+	out := limitedBuffer{limit: lim.output}
+	if err := r.md.Convert(src, &out); err != nil {
+		if errors.Is(err, errOutputLimit) {
+			return asText(src, fmt.Sprintf("its HTML would be over %d bytes (the limit for its size)", lim.output)), nil
+		}
+		return Rendered{}, err
+	}
+	html := r.policy.SanitizeBytes(out.Bytes())
+	if len(html) > lim.output {
+		return asText(src, fmt.Sprintf("its HTML would be %d bytes (the limit for its size is %d)", len(html), lim.output)), nil
+	}
+	return Rendered{HTML: html}, nil
 }
 
 // Document renders a protocol document without its YAML front matter,
 // which pages show as metadata instead.
-func (r *Renderer) Document(doc []byte) ([]byte, error) {
+func (r *Renderer) Document(doc []byte) (Rendered, error) {
 	if _, body, ok := protocol.SplitFrontMatter(doc); ok {
 		doc = body
 	}
 	return r.Markdown(doc)
+}
+
+// asText shows a document over the budget as escaped text.
+func asText(src []byte, reason string) Rendered {
+	var b bytes.Buffer
+	b.Grow(len(src) + len(src)/8 + 32)
+	b.WriteString("<pre><code>")
+	template.HTMLEscape(&b, src)
+	b.WriteString("</code></pre>")
+	return Rendered{HTML: b.Bytes(), Lints: []protocol.Lint{{Code: LintRenderBudget,
+		Message: "shown as plain text, because rendering it would cost too much: " + reason}}}
+}
+
+var errOutputLimit = errors.New("render: output limit reached")
+
+// limitedBuffer fails a write that would take it past limit, which stops
+// goldmark's renderer at its next flush.
+type limitedBuffer struct {
+	bytes.Buffer
+	limit int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, errOutputLimit
+	}
+	return b.Buffer.Write(p)
 }

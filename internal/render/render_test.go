@@ -16,7 +16,7 @@ func TestRendersGitHubFlavouredMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(out)
+	got := string(out.HTML)
 	for _, want := range []string{
 		"<h1>Weather Protocol</h1>",
 		"<table>", `<th align="left">field</th>`, `<td align="right">string</td>`,
@@ -32,7 +32,7 @@ func TestRendersGitHubFlavouredMarkdown(t *testing.T) {
 	if strings.Contains(got, "name: Weather") {
 		t.Errorf("front matter was rendered as text:\n%s", got)
 	}
-	if d := dangerous(out); d != "" {
+	if d := dangerous(out.HTML); d != "" {
 		t.Errorf("output contains %s:\n%s", d, got)
 	}
 }
@@ -71,8 +71,8 @@ func TestHostileInputIsNeutralised(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
-		if d := dangerous(out); d != "" {
-			t.Errorf("%q rendered with %s:\n%s", in, d, out)
+		if d := dangerous(out.HTML); d != "" {
+			t.Errorf("%q rendered with %s:\n%s", in, d, out.HTML)
 		}
 	}
 }
@@ -82,11 +82,11 @@ func TestCodeLanguageClassIsRestricted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(out)
+	got := string(out.HTML)
 	if !strings.Contains(got, `<code class="language-c++">`) {
 		t.Errorf("a normal language class was lost:\n%s", got)
 	}
-	if d := dangerous(out); d != "" {
+	if d := dangerous(out.HTML); d != "" {
 		t.Errorf("output contains %s:\n%s", d, got)
 	}
 }

@@ -35,6 +35,9 @@ type Options struct {
 	// PublishLimit, when set, guards the publish form like the API's
 	// publish route, so the form is no way around the publish rate limit.
 	PublishLimit echo.MiddlewareFunc
+	// Documents renders Markdown for the pages; nil means a default one
+	// (render.DefaultSlots concurrent renderings, render.DefaultCacheBytes).
+	Documents *render.Documents
 }
 
 // Pages serves the HTML interface.
@@ -42,7 +45,8 @@ type Pages struct {
 	svc       *registry.Service
 	opts      Options
 	log       *slog.Logger
-	markdown  *render.Renderer
+	documents *render.Documents
+	previews  *previewSlots
 	templates *templates
 	assets    *assets
 	csrf      *csrf
@@ -55,6 +59,9 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Documents == nil {
+		opts.Documents = render.NewDocuments(render.DocumentsOptions{})
 	}
 	if opts.Authenticate == nil {
 		opts.Authenticate = svc.Authenticate
@@ -75,7 +82,8 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 	}
 	return &Pages{
 		svc: svc, opts: opts, log: opts.Logger,
-		markdown:  render.New(),
+		documents: opts.Documents,
+		previews:  newPreviewSlots(),
 		templates: t,
 		assets:    a,
 		csrf:      newCSRF(opts.CSRFSecret, opts.SecureCookies),

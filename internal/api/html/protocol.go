@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -80,7 +81,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		}
 		return err
 	}
-	rendered, err := p.markdown.Document(e.Content)
+	rendered, err := p.documents.Published(ctx, d, e.Content)
 	if err != nil {
 		return err
 	}
@@ -93,8 +94,9 @@ func (p *Pages) protocol(c echo.Context) error {
 		RawURL:  "/protocol/" + d.Hex(),
 		// The sanitiser's output is the one string the template does not
 		// escape: it is HTML by construction and contains no script.
-		Rendered: template.HTML(rendered),
+		Rendered: template.HTML(rendered.HTML),
 	}
+	page.Entry.Lints = append(slices.Clip(e.Lints), rendered.Lints...)
 	switch c.QueryParam("published") {
 	case "new", "existing":
 		page.Published = c.QueryParam("published")

@@ -92,18 +92,29 @@ func (p *Pages) publish(c echo.Context) error {
 	if content == "" {
 		return show(http.StatusBadRequest, "content", "Paste a protocol document or choose a file to upload.")
 	}
+	previewing := c.FormValue("action") != "publish"
+	if previewing {
+		// One preview per client at a time: reading and rendering a
+		// document is the costly part, and previews need no token.
+		release, ok := p.previews.take(c.RealIP())
+		if !ok {
+			c.Response().Header().Set("Retry-After", "1")
+			return show(http.StatusTooManyRequests, "", "A preview from your address is still being prepared. Wait for it to finish, then submit again; your text is kept below.")
+		}
+		defer release()
+	}
 	doc, err := p.svc.Prepare([]byte(content))
 	if err != nil {
 		return fail("content", err)
 	}
-	if c.FormValue("action") != "publish" {
-		rendered, err := p.markdown.Document(doc.Content)
+	if previewing {
+		rendered, err := p.documents.Preview(c.Request().Context(), doc.Content)
 		if err != nil {
-			return err
+			return fail("", err)
 		}
 		page.Preview = &preview{
 			Hex: doc.Sums.SHA1.Hex(), Base64: doc.Sums.SHA1.Base64(), Size: len(doc.Content),
-			Metadata: doc.Metadata, Lints: doc.Lints, Rendered: template.HTML(rendered),
+			Metadata: doc.Metadata, Lints: append(doc.Lints, rendered.Lints...), Rendered: template.HTML(rendered.HTML),
 		}
 		page.Preview.Metadata.Tags = mergeTags(doc.Metadata.Tags, splitTags(page.TagsField))
 		if fromFile {

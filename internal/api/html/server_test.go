@@ -14,6 +14,7 @@ import (
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
@@ -27,9 +28,10 @@ type testServer struct {
 type serverOptions struct {
 	openPublish bool
 	examples    bool
+	documents   *render.Documents // nil: the default renderer
 }
 
-func startServer(t *testing.T, o serverOptions) *testServer {
+func startServer(t testing.TB, o serverOptions) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
@@ -49,7 +51,7 @@ func startServer(t *testing.T, o serverOptions) *testServer {
 			t.Fatal(err)
 		}
 	}
-	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log})
+	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents})
 	if err != nil {
 		t.Fatal(err)
 	}
