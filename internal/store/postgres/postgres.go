@@ -105,7 +105,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.loadRowEstimate(ctx)
-	s.foldCounts(ctx) // what earlier processes left unfolded
+	s.startFolding()
 	return s, nil
 }
 
@@ -129,8 +129,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return mapErr(err)
 }
 
-// Close waits for borrowed connections and closes the pool.
+// Close stops the folding of counts, waits for borrowed connections and
+// closes the pool.
 func (s *Store) Close() error {
+	s.stopFolding()
 	s.pool.Close()
 	return nil
 }
