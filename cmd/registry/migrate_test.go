@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,8 +65,12 @@ func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
 			if err != nil || len(ups) < 2 {
 				t.Fatalf("embedded migrations: %v, %v", ups, err)
 			}
-			latest := fmt.Sprintf("schema version %d (clean)", len(ups))
-			oneDown := fmt.Sprintf("schema version %d (clean)", len(ups)-1)
+			// In version order (zero-padded numbers), not necessarily consecutive.
+			newest, _, _ := strings.Cut(path.Base(ups[len(ups)-1]), "_")
+			previous, _, _ := strings.Cut(path.Base(ups[len(ups)-2]), "_")
+			newest, previous = strings.TrimLeft(newest, "0"), strings.TrimLeft(previous, "0")
+			latest := "schema version " + newest + " (clean)"
+			oneDown := "schema version " + previous + " (clean)"
 			steps := []struct {
 				args     []string
 				code     int
@@ -81,10 +85,10 @@ func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
 				{args: []string{"version"}, stdout: latest},
 				{args: []string{"down", "zero"}, code: 2, stderrIn: "positive number"},
 				{args: []string{"force", "x"}, code: 2, stderrIn: "version number"},
-				{args: []string{"version"}, stdout: fmt.Sprintf("schema version %d (DIRTY", len(ups)), before: "UPDATE schema_migrations SET dirty = true"},
-				{args: []string{"up"}, code: 1, stderrIn: fmt.Sprintf("dirty at version %d", len(ups))},
+				{args: []string{"version"}, stdout: "schema version " + newest + " (DIRTY", before: "UPDATE schema_migrations SET dirty = true"},
+				{args: []string{"up"}, code: 1, stderrIn: "dirty at version " + newest},
 				{args: []string{"down"}, code: 1, stderrIn: "registry migrate force"},
-				{args: []string{"force", fmt.Sprint(len(ups))}, stdout: latest},
+				{args: []string{"force", newest}, stdout: latest},
 				{args: []string{"--yes", "down", "all"}, stdout: "schema version 0 (clean)"},
 				{args: []string{"force", "1"}, stdout: "schema version 1 (clean)"},
 			}

@@ -3,8 +3,8 @@ package migrate_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,18 +82,19 @@ func TestEarlierSQLiteDatabaseOpensAndMigrates(t *testing.T) {
 	// Laid out by hand as golang-migrate v4's SQLite driver left it, one
 	// migration short of the newest.
 	db.exec(t, "CREATE TABLE schema_migrations (version uint64,dirty bool); CREATE UNIQUE INDEX version_unique ON schema_migrations (version)")
-	ups, err := fs.Glob(migrations.SQLite, "sqlite/*.up.sql")
-	if err != nil || uint(len(ups)) != latest {
-		t.Fatalf("embedded SQLite migrations %v (%v), want %d", ups, err, latest)
+	ups, err := fs.Glob(migrations.SQLite, "sqlite/*.up.sql") // in version order: the numbers are zero-padded
+	if err != nil || len(ups) < 2 {
+		t.Fatalf("embedded SQLite migrations %v (%v), want two or more", ups, err)
 	}
-	for _, up := range ups[:latest-1] {
+	for _, up := range ups[:len(ups)-1] {
 		body, err := fs.ReadFile(migrations.SQLite, up)
 		if err != nil {
 			t.Fatal(err)
 		}
 		db.exec(t, string(body))
 	}
-	db.exec(t, "INSERT INTO schema_migrations (version, dirty) VALUES ("+fmt.Sprint(latest-1)+", false)")
+	previous, _, _ := strings.Cut(path.Base(ups[len(ups)-2]), "_")
+	db.exec(t, "INSERT INTO schema_migrations (version, dirty) VALUES ("+previous+", false)")
 
 	s, err := sqlite.Open(ctx, db.dsn)
 	if err != nil {
