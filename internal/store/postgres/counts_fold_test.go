@@ -76,7 +76,7 @@ func TestCountsFoldOutsideRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(20 * time.Second): // below the 30 s operation timeout that would free a write stuck in a fold
 		t.Fatal("a write is waiting for the fold of the counts")
 	}
 	checkCounts(t, s, "while a fold waits")
