@@ -170,15 +170,15 @@ func refuseDirty(m *migrate.Migrate, engine Engine) error {
 	return nil
 }
 
-// dirtyError explains how to get out of a dirty schema.
+// dirtyError explains how to get out of a dirty schema, in the same words
+// for both engines.
 func dirtyError(engine Engine, v uint) error {
-	prev := int(v) - 1
 	return ErrDirty.With(fmt.Sprintf(
 		"the %[1]s database schema is dirty at version %[2]d: migration %[2]d failed part-way and the registry will not "+
-			"serve from a schema in an unknown state. Inspect the database against migrations/%[1]s/%06[2]d_*.up.sql; "+
-			"if the migration's changes are absent (or you removed them), run `registry migrate force %[3]d`; if they are "+
+			"serve from a schema in an unknown state. Inspect the database against %[3]s; "+
+			"if the migration's changes are absent (or you removed them), run `registry migrate force %[4]d`; if they are "+
 			"all present, run `registry migrate force %[2]d`; then start the registry again (or restore a backup)",
-		engine, v, prev))
+		engine, v, upFile(engine, v), int(v)-1))
 }
 
 // done turns golang-migrate's outcome into ours.

@@ -6,17 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/golang-migrate/migrate/v4"
+	"github.com/golang-migrate/migrate/v4/database"
 	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite" // registers modernc.org/sqlite as "sqlite"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
-	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/migrations"
 )
+
+// sqliteBusyTimeoutMillis is how long migrating waits for a lock another
+// connection holds on the SQLite file; the engine waits as long.
+const sqliteBusyTimeoutMillis = 10000
 
 // files returns an engine's embedded migration directory.
 func files(engine Engine) (fs.FS, string, error) {
@@ -31,15 +37,28 @@ func files(engine Engine) (fs.FS, string, error) {
 
 // Latest is the newest migration version embedded for an engine.
 func Latest(engine Engine) (uint, error) {
-	fsys, dir, err := files(engine)
+	ups, err := upFiles(engine)
 	if err != nil {
 		return 0, err
 	}
+	var latest uint
+	for v := range ups {
+		latest = max(latest, v)
+	}
+	return latest, nil
+}
+
+// upFiles maps each embedded version of an engine to its up file's path.
+func upFiles(engine Engine) (map[uint]string, error) {
+	fsys, dir, err := files(engine)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return 0, fmt.Errorf("migrate: reading embedded %s migrations: %w", engine, err)
+		return nil, fmt.Errorf("migrate: reading embedded %s migrations: %w", engine, err)
 	}
-	var latest uint64
+	ups := map[uint]string{}
 	for _, e := range entries {
 		num, _, ok := strings.Cut(e.Name(), "_")
 		if !ok || !strings.HasSuffix(e.Name(), ".up.sql") {
@@ -47,11 +66,11 @@ func Latest(engine Engine) (uint, error) {
 		}
 		v, err := strconv.ParseUint(num, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("migrate: embedded migration %s has no version number", e.Name())
+			return nil, fmt.Errorf("migrate: embedded migration %s has no version number", e.Name())
 		}
-		latest = max(latest, v)
+		ups[uint(v)] = "migrations/" + dir + "/" + e.Name()
 	}
-	return uint(latest), nil
+	return ups, nil
 }
 
 // withMigrator opens a golang-migrate instance for the engine's database,
@@ -87,43 +106,77 @@ func withMigrator(ctx context.Context, engine Engine, dsn string, fn func(*migra
 }
 
 func open(engine Engine, dsn string) (*migrate.Migrate, error) {
-	switch engine {
-	case SQLite:
-		// The SQLite engine knows how its file must be opened (pragmas).
-		return sqlite.NewMigrator(dsn)
-	case Postgres:
-		return openPostgres(dsn)
-	}
-	_, _, err := files(engine)
-	return nil, err
-}
-
-func openPostgres(dsn string) (*migrate.Migrate, error) {
-	fsys, dir, err := files(Postgres)
+	fsys, dir, err := files(engine)
 	if err != nil {
 		return nil, err
 	}
 	src, err := iofs.New(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("migrate: reading embedded postgres migrations: %w", err)
+		return nil, fmt.Errorf("migrate: reading embedded %s migrations: %w", engine, err)
 	}
-	db, err := sql.Open("pgx", dsn)
+	var driver database.Driver
+	if engine == SQLite {
+		driver, err = openSQLite(dsn)
+	} else {
+		driver, err = openPostgres(dsn)
+	}
 	if err != nil {
 		src.Close()
-		return nil, fmt.Errorf("migrate: invalid PostgreSQL DSN: %w", err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(2)
-	driver, err := pgxmigrate.WithInstance(db, &pgxmigrate.Config{})
-	if err != nil {
-		src.Close()
-		db.Close()
-		return nil, fmt.Errorf("migrate: connecting to PostgreSQL: %w", err)
-	}
-	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
+	m, err := migrate.NewWithInstance("iofs", src, string(engine), driver)
 	if err != nil {
 		src.Close()
 		driver.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	return m, nil
+}
+
+func openPostgres(dsn string) (database.Driver, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: invalid PostgreSQL DSN: %w", err)
+	}
+	db.SetMaxOpenConns(2)
+	driver, err := pgxmigrate.WithInstance(db, &pgxmigrate.Config{})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: connecting to PostgreSQL: %w", err)
+	}
+	return driver, nil
+}
+
+// openSQLite opens the file at path on one connection, durable and in WAL
+// mode like the engine's writer, taking the write lock at BEGIN so that a
+// migration never fails half-way on a lock upgrade.
+func openSQLite(path string) (database.Driver, error) {
+	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("migrate: %q is not a SQLite database file path", path)
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeoutMillis))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("migrate: opening %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	driver, err := sqlitemigrate.WithInstance(db, &sqlitemigrate.Config{})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: opening %s: %w", path, err)
+	}
+	return driver, nil
+}
+
+// upFile names the embedded up migration of version v, for messages.
+func upFile(engine Engine, v uint) string {
+	if ups, err := upFiles(engine); err == nil && ups[v] != "" {
+		return ups[v]
+	}
+	return fmt.Sprintf("migrations/%s/%d_*.up.sql", engine, v)
 }

@@ -13,33 +13,73 @@ import (
 const MaxTagsLimit = 1000
 
 // The counts come from document_counts (migration 000002): triggers append
-// a row of changes per write statement, and the rows are folded into one
-// every foldEvery writes of this process, so Stats and Tags sum at most a
-// few hundred small rows per writer process, never the documents (figures:
+// a row of changes per write statement, and a goroutine of the store folds
+// the rows into one after every foldEvery writes of this process, so Stats
+// and Tags sum a few hundred small rows per writer process, never the
+// documents, and no request waits for a fold (figures:
 // docs/benchmarks/postgres-write-profile.md).
 
 // foldEvery is how many write statements of this process may add rows to
 // document_counts before it folds them.
 const foldEvery = 250
 
-// countFolder folds document_counts every foldEvery writes.
+// countFolder runs one fold at a time in the background; the SQL function
+// takes an advisory lock, so processes sharing the database fold one at a
+// time too.
 type countFolder struct {
-	writes  atomic.Int64
-	running atomic.Bool
+	writes atomic.Int64
+	due    chan struct{} // one token: a fold is due
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the goroutine has returned
 }
 
-// wrote records a write statement (its transaction committed) and folds
-// when due. Best effort: a failure leaves the rows for the next fold.
-func (s *Store) wrote(ctx context.Context) {
-	if s.folder.writes.Add(1)%foldEvery != 0 || !s.folder.running.CompareAndSwap(false, true) {
+// startFolding starts the store's folding goroutine, with a first fold for
+// what earlier processes left unfolded. stopFolding ends it.
+func (s *Store) startFolding() {
+	ctx, stop := context.WithCancel(context.Background())
+	s.folder.due = make(chan struct{}, 1)
+	s.folder.stop = stop
+	s.folder.done = make(chan struct{})
+	s.folder.due <- struct{}{}
+	go s.foldWhenDue(ctx)
+}
+
+func (s *Store) foldWhenDue(ctx context.Context) {
+	defer close(s.folder.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.folder.due:
+			s.foldCounts(ctx)
+		}
+	}
+}
+
+// stopFolding cancels a fold in progress (its rows stay for the next one)
+// and waits for the goroutine.
+func (s *Store) stopFolding() {
+	s.folder.stop()
+	<-s.folder.done
+}
+
+// wrote records a write statement whose transaction committed, and asks
+// for a fold when one is due. It never waits.
+func (s *Store) wrote() {
+	if s.folder.writes.Add(1)%foldEvery != 0 {
 		return
 	}
-	defer s.folder.running.Store(false)
-	s.foldCounts(ctx)
+	select {
+	case s.folder.due <- struct{}{}:
+	default: // a fold is already due
+	}
 }
 
-// foldCounts sums document_counts into one row.
+// foldCounts sums document_counts into one row. Best effort: a failure
+// leaves the rows for the next fold.
 func (s *Store) foldCounts(ctx context.Context) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	_, _ = s.pool.Exec(ctx, "SELECT fold_document_counts()")
 }
 

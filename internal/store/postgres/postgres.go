@@ -105,7 +105,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.loadRowEstimate(ctx)
-	s.foldCounts(ctx) // what earlier processes left unfolded
+	s.startFolding()
 	return s, nil
 }
 
@@ -129,9 +129,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return mapErr(err)
 }
 
-// Close waits for a background statistics refresh and for borrowed
-// connections, and closes the pool.
+// Close stops the folding of counts, waits for a background statistics
+// refresh and for borrowed connections, and closes the pool.
 func (s *Store) Close() error {
+	s.stopFolding()
 	s.analyze.background.Wait()
 	s.pool.Close()
 	return nil

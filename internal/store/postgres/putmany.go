@@ -108,7 +108,7 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 		return nil, mapErr(err)
 	}
 	if n > 0 {
-		s.wrote(ctx)
+		s.wrote()
 	}
 	s.maybeAnalyze(ctx, n)
 	return created, nil

@@ -44,7 +44,7 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 	switch {
 	case err == nil:
 		if created {
-			s.wrote(ctx)
+			s.wrote()
 			s.analyzeSoon()
 		}
 		return e, created, nil
@@ -78,6 +78,6 @@ func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) 
 	if tag.RowsAffected() == 0 {
 		return store.ErrNotFound
 	}
-	s.wrote(ctx)
+	s.wrote()
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
 // metaWords is a small vocabulary, so every tier of every query below holds
@@ -119,14 +120,13 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 	// A store upgraded to migration 0004 gets its meta index from the rows
 	// it holds.
 	s.Close()
-	m, err := NewMigrator(path)
+	latest, err := migrate.Latest(migrate.SQLite)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Steps(-1); err != nil {
-		t.Fatalf("migrating one step down: %v", err)
+	if err := migrate.Down(ctx, migrate.SQLite, path, int(latest)-3); err != nil {
+		t.Fatalf("migrating down to version 3: %v", err)
 	}
-	m.Close()
 	if s, err = Open(ctx, path); err != nil {
 		t.Fatal(err)
 	}

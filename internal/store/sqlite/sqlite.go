@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
 // busyTimeoutMillis is how long a connection waits for a lock held by
@@ -85,7 +86,7 @@ func checkPath(path string) error {
 
 // Open opens (creating if needed) the database file at path and applies
 // pending migrations. A database left dirty by a failed migration is
-// refused.
+// refused with migrate.ErrDirty.
 func Open(ctx context.Context, path string) (*Store, error) {
 	return open(ctx, path, defaultTuning())
 }
@@ -97,8 +98,8 @@ func open(ctx context.Context, path string, tn tuning) (*Store, error) {
 	if err := initFile(ctx, path); err != nil {
 		return nil, err
 	}
-	if err := Migrate(ctx, path, "up"); err != nil {
-		return nil, err
+	if err := migrate.Up(ctx, migrate.SQLite, path); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	write, err := sql.Open("sqlite", dsn(path, false, tn))
 	if err != nil {

@@ -2,10 +2,8 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -33,47 +31,6 @@ func TestConformance(t *testing.T) {
 func TestConformanceWalkingSortIndex(t *testing.T) {
 	defer sqlite.SetWalkThreshold(-1)()
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
-}
-
-func TestDirtySchemaIsRefused(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	s, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE schema_migrations SET dirty = 1`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	_, err = sqlite.Open(context.Background(), path)
-	if !errors.Is(err, sqlite.ErrDirty) || !strings.Contains(err.Error(), "migrate force") {
-		t.Fatalf("Open of a dirty database = %v, want ErrDirty with advice", err)
-	}
-	if _, dirty, err := sqlite.SchemaVersion(path); err != nil || !dirty {
-		t.Fatalf("SchemaVersion = dirty %v, %v; want dirty", dirty, err)
-	}
-}
-
-func TestMigrateDownAndUp(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	ctx := context.Background()
-	for _, dir := range []string{"up", "down", "up", "up"} {
-		if err := sqlite.Migrate(ctx, path, dir); err != nil {
-			t.Fatalf("Migrate %s: %v", dir, err)
-		}
-	}
-	if v, dirty, err := sqlite.SchemaVersion(path); err != nil || dirty || v == 0 {
-		t.Fatalf("SchemaVersion after up = %d, %v, %v", v, dirty, err)
-	}
-	if err := sqlite.Migrate(ctx, path, "sideways"); err == nil {
-		t.Fatal("Migrate accepted an unknown direction")
-	}
 }
 
 func TestBadPaths(t *testing.T) {

@@ -1,0 +1,4 @@
+package postgres
+
+// FoldEvery exposes foldEvery to the counting tests.
+const FoldEvery = foldEvery
