@@ -24,9 +24,9 @@ var demoListBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); 
 // configured), otherwise the demo's JSON list.
 func (s *Server) home(c echo.Context) error {
 	if s.pages != nil && WantsHTML(c.Request()) {
-		return s.pages.Home(c)
+		return s.heavy.middleware(s.pages.Home)(c) // it searches
 	}
-	return s.demoList(c)
+	return s.heavy.lane(s.demoList)(c)
 }
 
 // demoList lists every listed document oldest first, as the demo's

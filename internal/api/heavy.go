@@ -87,6 +87,21 @@ func (g *heavyGate) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// lane wraps a route that streams its answer a store chunk at a time and
+// holds no database connection while it writes (the demo's list): one such
+// request per client at a time, no shared slot and no buffering, so a slow
+// reader holds only its own connection.
+func (g *heavyGate) lane(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		leave, err := g.enterLane(c)
+		if err != nil {
+			return err
+		}
+		defer leave()
+		return next(c)
+	}
+}
+
 // runBuffered runs next under a slot with the answer going to memory; the
 // slot is released (also on panic) before anything reaches the network.
 func (g *heavyGate) runBuffered(c echo.Context, next echo.HandlerFunc) (*bufferedAnswer, error) {

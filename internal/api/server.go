@@ -189,10 +189,10 @@ func (s *Server) routes() {
 	// "protocol" with "metadata", so /protocol/{hash} becomes this.
 	e.GET("/metadata/*", s.demoMetadataByPath)
 
-	// The JSON list walks up to DemoListLimit entries; the HTML home
-	// page searches too.
-	e.GET("/", s.home, s.heavy.middleware)
-	e.HEAD("/", s.home, s.heavy.middleware) // net/http drops the body of a HEAD answer
+	// The JSON list streams up to DemoListLimit entries in a per-client
+	// lane; the HTML home page searches under the heavy gate (home).
+	e.GET("/", s.home)
+	e.HEAD("/", s.home) // net/http drops the body of a HEAD answer
 	e.POST("/", s.demoPublish, s.requireScope("publish"), s.publishLimit)
 
 	v1 := e.Group("/api/v1")
