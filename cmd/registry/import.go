@@ -8,7 +8,6 @@ import (
 
 	"github.com/agora-registry/registry/internal/archive"
 	"github.com/agora-registry/registry/internal/config"
-	"github.com/agora-registry/registry/internal/protocol"
 )
 
 func init() {
@@ -16,9 +15,8 @@ func init() {
 }
 
 func importCommand(ctx context.Context, env *environment, args []string) error {
-	var db config.Database
+	var cfg config.Import
 	fs := flagSet(env, "import")
-	maxDoc := fs.Int("max-document-bytes", protocol.DefaultMaxDocumentBytes, "largest document accepted; use the server's --max-document-bytes")
 	maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "most archive entries or .md files read before the import stops")
 	maxBytes := fs.Int64("max-archive-bytes", archive.DefaultMaxArchiveBytes, "most uncompressed archive bytes read before the import stops")
 	writers := fs.Int("writers", 0, "batches written at once; 0 means 2 on PostgreSQL (the server works on one while the other commits) and 1 on SQLite (one writer at a time)")
@@ -26,20 +24,20 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively). Importing twice changes nothing.")
 		fs.PrintDefaults()
 	}
-	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
+	if err := config.Parse(fs, cfg.Options(), args, env.getenv); err != nil {
 		return usageOr(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
 
-	lim := archive.Limits{MaxDocumentBytes: *maxDoc, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
+	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
 		Writers: importWriters(*writers, st.Engine())}
 	failed := 0
 	for _, path := range fs.Args() {

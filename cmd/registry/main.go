@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/agora-registry/registry/internal/config"
 )
 
 // command is one subcommand.
@@ -44,6 +46,27 @@ func register(c command) {
 // errUsage marks a usage error (exit status 2); the message was printed.
 var errUsage = errors.New("usage error")
 
+// unprintedUsageError is a usage error nothing has printed yet (a bad
+// environment variable): run prints it, then exits with status 2.
+type unprintedUsageError struct{ err error }
+
+func (e unprintedUsageError) Error() string { return e.err.Error() }
+
+// usageOr maps the error of config.Parse to a usage exit: -h is no error,
+// the flag package has printed a bad flag, a bad variable is still to print.
+func usageOr(err error) error {
+	var envErr *config.EnvError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return flag.ErrHelp
+	case errors.As(err, &envErr):
+		return unprintedUsageError{err}
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
@@ -68,10 +91,14 @@ func run(ctx context.Context, env *environment, args []string) int {
 		return 2
 	}
 	err := cmd.run(ctx, env, args)
+	var unprinted unprintedUsageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &unprinted):
+		fmt.Fprintf(env.stderr, "registry %s: %v\n", name, unprinted.err)
+		return 2
+	case errors.Is(err, errUsage):
 		return 2
 	}
 	fmt.Fprintf(env.stderr, "registry %s: %v\n", name, err)

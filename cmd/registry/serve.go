@@ -104,11 +104,3 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
-
-// usageOr maps flag errors to a usage exit.
-func usageOr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %v", errUsage, err)
-}
