@@ -26,7 +26,8 @@ func TestBadEnvironmentValueIsExplained(t *testing.T) {
 		{[]string{"serve"}, "REGISTRY_TRUSTED_PROXIES", "notanip", "notanip", "CIDR"},
 		{[]string{"serve"}, "REGISTRY_RATE_BURST", "1KiB", "1KiB", "a count, no unit"},
 		{[]string{"serve"}, "REGISTRY_MAX_BODY_BYTES", "3MB", "3MB", "KiB, MiB or GiB"},
-		{[]string{"healthcheck"}, "REGISTRY_CACHE_TTL", "5", "5", "like 30s"},
+		{[]string{"serve"}, "REGISTRY_ADDR", "8080", "8080", "host:port"},
+		{[]string{"healthcheck"}, "REGISTRY_ADDR", "8080", "8080", "host:port"},
 		{[]string{"export", "-o", archive}, "REGISTRY_DATABASE_URL", "mysql://u:hunter2@db/registry", "mysql://u:xxxxx@db/registry", "postgres://"},
 		{[]string{"import", archive}, "REGISTRY_MAX_DOCUMENT_BYTES", "4MB", "4MB", "KiB, MiB or GiB"},
 		{[]string{"import", archive}, "REGISTRY_DATABASE_URL", "sqlite:registry.db", "sqlite:registry.db", "postgres://"},
@@ -37,7 +38,7 @@ func TestBadEnvironmentValueIsExplained(t *testing.T) {
 		{[]string{"migrate", "up"}, "REGISTRY_DATABASE_URL", "pg://db", "pg://db", "postgres://"},
 		{[]string{"migrate", "version"}, "REGISTRY_DATABASE_URL", "pg://db", "pg://db", "postgres://"},
 	} {
-		t.Run(strings.Join(tc.args[:1], " ")+"/"+tc.env, func(t *testing.T) {
+		t.Run(strings.Join(tc.args[:min(2, len(tc.args))], " ")+"/"+tc.env, func(t *testing.T) {
 			_, stderr, err := runCLI(t, []string{tc.env + "=" + tc.value, "REGISTRY_DATA_DIR=" + dataDir}, nil, tc.args...)
 			if code := exitCode(err); code != 2 {
 				t.Errorf("exit status %d, want 2; stderr:\n%s", code, stderr)

@@ -24,8 +24,8 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively). Importing twice changes nothing.")
 		fs.PrintDefaults()
 	}
-	if err := config.Parse(fs, cfg.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -14,8 +14,6 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
-
-	"github.com/agora-registry/registry/internal/config"
 )
 
 // command is one subcommand.
@@ -46,27 +44,6 @@ func register(c command) {
 // errUsage marks a usage error (exit status 2); the message was printed.
 var errUsage = errors.New("usage error")
 
-// unprintedUsageError is a usage error nothing has printed yet (a bad
-// environment variable): run prints it, then exits with status 2.
-type unprintedUsageError struct{ err error }
-
-func (e unprintedUsageError) Error() string { return e.err.Error() }
-
-// usageOr maps the error of config.Parse to a usage exit: -h is no error,
-// the flag package has printed a bad flag, a bad variable is still to print.
-func usageOr(err error) error {
-	var envErr *config.EnvError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, flag.ErrHelp):
-		return flag.ErrHelp
-	case errors.As(err, &envErr):
-		return unprintedUsageError{err}
-	}
-	return fmt.Errorf("%w: %v", errUsage, err)
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
@@ -77,6 +54,9 @@ func main() {
 // run dispatches to a subcommand; serve when none is named.
 func run(ctx context.Context, env *environment, args []string) int {
 	name := "serve"
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // help CMD is CMD -h
+	}
 	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 		usage(env.stdout)
 		return 0
@@ -116,11 +96,4 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun `registry <command> -h` for its flags")
-}
-
-// flagSet makes a subcommand's flag set that reports to env.stderr.
-func flagSet(env *environment, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("registry "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	return fs
 }

@@ -60,6 +60,9 @@ func publishFile(ctx context.Context, env *environment, c *registryClient, name 
 		return err
 	}
 	defer res.Body.Close()
+	if res.StatusCode == http.StatusUnauthorized && c.token == "" {
+		return fmt.Errorf("%w; set REGISTRY_TOKEN to an API token with the publish scope (registry token create --name NAME)", problemError(res))
+	}
 	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
 		return problemError(res)
 	}

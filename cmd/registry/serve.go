@@ -19,8 +19,8 @@ func init() {
 
 func serve(ctx context.Context, env *environment, args []string) error {
 	var cfg config.Serve
-	if err := config.Parse(flagSet(env, "serve"), cfg.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, flagSet(env, "serve"), cfg.Options(), args); err != nil {
+		return err
 	}
 	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)

@@ -11,6 +11,8 @@ func (o Option) Type() string {
 	switch v := o.value.(type) {
 	case stringValue:
 		return "string"
+	case hostPortValue:
+		return "host:port"
 	case boolValue:
 		return "bool"
 	case intValue:

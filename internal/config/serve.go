@@ -71,7 +71,7 @@ type Serve struct {
 func (c *Serve) Options() []Option {
 	opts := c.Database.Options()
 	return append(opts, []Option{
-		{Flag: "addr", Env: "REGISTRY_ADDR", Default: "127.0.0.1:8080", Usage: "address to listen on", value: stringValue{&c.Addr}},
+		addrOption(&c.Addr),
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", value: stringValue{&c.PublicURL}},
 		{Flag: "open-publish", Env: "REGISTRY_OPEN_PUBLISH", Default: "false", Usage: "allow publishing without a token (private networks only)", value: boolValue{&c.OpenPublish}},
 		{Flag: "no-examples", Env: "REGISTRY_NO_EXAMPLES", Default: "false", Usage: "leave a fresh embedded store empty instead of importing the example protocols", value: boolValue{&c.NoExamples}},

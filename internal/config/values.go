@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -274,4 +275,21 @@ func (v urlValue) redact(s string) string {
 		return "(hidden)" + s[i:]
 	}
 	return s
+}
+
+// hostPortValue is a listen address: host:port, the host may be empty.
+type hostPortValue struct{ p *string }
+
+func (v hostPortValue) Set(s string) error {
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return errors.New("want host:port, like 127.0.0.1:8080, :8080 or [::1]:8080")
+	}
+	*v.p = s
+	return nil
+}
+func (v hostPortValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
 }
