@@ -17,8 +17,12 @@ import (
 func flagSet(env *environment, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("registry "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
+	line := "registry " + name + " [flags]"
+	if c, ok := commands[name]; ok && c.synopsis != "" {
+		line = c.synopsis
+	}
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: registry %s [flags]\n\nflags:\n", name)
+		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", line)
 		fs.PrintDefaults()
 	}
 	return fs

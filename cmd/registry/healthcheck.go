@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "healthcheck", summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", run: healthcheckCmd})
+	register(command{name: "healthcheck", summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", synopsis: "registry healthcheck [--addr HOST:PORT]", run: healthcheckCmd})
 }
 
 // healthcheckCmd probes the server this container runs: the port comes from

@@ -20,7 +20,10 @@ import (
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, env *environment, args []string) error
+	// synopsis is the first line of the command's help, after "usage: ";
+	// empty means "registry NAME [flags]".
+	synopsis string
+	run      func(ctx context.Context, env *environment, args []string) error
 }
 
 // environment is what a subcommand may touch, so tests can run them

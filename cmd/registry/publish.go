@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", run: publishCmd})
+	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", synopsis: "registry publish [--server URL] FILE... (the token comes from REGISTRY_TOKEN)", run: publishCmd})
 }
 
 // publishCmd sends each file's exact bytes; "-" reads stdin. It prints one
@@ -22,7 +22,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(env.stderr, "usage: registry publish [--server URL] FILE... (token in REGISTRY_TOKEN)")
+		fmt.Fprintln(env.stderr, "usage: "+commands["publish"].synopsis)
 		return errUsage
 	}
 	c := newClient(cfg)

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "run the registry server (default)", run: serve})
+	register(command{name: "serve", summary: "run the registry server (default)", synopsis: "registry [serve] [flags]", run: serve})
 }
 
 func serve(ctx context.Context, env *environment, args []string) error {

@@ -13,11 +13,11 @@ func TestMistypedFlagIsOneLineWithASuggestion(t *testing.T) {
 		args           []string
 		want, synopsis string
 	}{
-		{[]string{"serve", "--adr", ":0"}, "registry serve: unknown flag --adr (did you mean --addr?)", "usage: registry serve"},
-		{[]string{"--adr", ":0"}, "registry serve: unknown flag --adr (did you mean --addr?)", "usage: registry serve"},
+		{[]string{"serve", "--adr", ":0"}, "registry serve: unknown flag --adr (did you mean --addr?)", "usage: registry [serve] [flags]"},
+		{[]string{"--adr", ":0"}, "registry serve: unknown flag --adr (did you mean --addr?)", "usage: registry [serve] [flags]"},
 		{[]string{"import", "--max-document-byte", "1", "x"}, "registry import: unknown flag --max-document-byte (did you mean --max-document-bytes?)", "usage: registry import [flags] ARCHIVE|DIR..."},
 		{[]string{"healthcheck", "--cache-ttl", "1m"}, "registry healthcheck: unknown flag --cache-ttl\n", "usage: registry healthcheck"},
-		{[]string{"serve", "--open-publish=yes"}, `registry serve: invalid boolean value "yes" for --open-publish: want true or false`, "usage: registry serve"},
+		{[]string{"serve", "--open-publish=yes"}, `registry serve: invalid boolean value "yes" for --open-publish: want true or false`, "usage: registry [serve] [flags]"},
 	} {
 		_, stderr, err := runCLI(t, nil, nil, tc.args...)
 		if code := exitCode(err); code != 2 || !strings.HasPrefix(stderr, tc.want) {
@@ -45,7 +45,7 @@ func TestHelpExitsZeroAndListsTheCommandsOwnFlags(t *testing.T) {
 		{[]string{"import", "--help"}, []string{"usage: registry import", "-max-document-bytes", "(default 1MiB)"}, []string{"1048576"}},
 		{[]string{"export", "-h"}, []string{"usage: registry export"}, []string{"-max-document-bytes"}},
 		{[]string{"migrate", "-h"}, []string{"usage: registry migrate", "-yes"}, nil},
-		{[]string{"get", "-h"}, []string{"-server"}, []string{"-data-dir"}},
+		{[]string{"get", "-h"}, []string{"usage: registry get [--server URL] HASH", "-server"}, []string{"-data-dir"}},
 		{[]string{"token", "-h"}, []string{"usage: registry token create"}, nil},
 	} {
 		stdout, stderr, err := runCLI(t, nil, nil, tc.args...)
