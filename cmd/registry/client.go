@@ -29,8 +29,8 @@ func newClient(cfg config.Client) (*client.Client, error) {
 func clientConfig(env *environment, name string, args []string) (config.Client, []string, error) {
 	var cfg config.Client
 	fs := flagSet(env, name)
-	if err := config.Parse(fs, cfg.Options(), args, env.getenv); err != nil {
-		return cfg, nil, usageOr(err)
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
+		return cfg, nil, err
 	}
 	cfg.Token = env.getenv("REGISTRY_TOKEN")
 	return cfg, fs.Args(), nil

@@ -23,8 +23,8 @@ func exportCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: registry export [-o FILE] [flags]\n\nWrites every document (withdrawn ones too) with its metadata to one gzip-compressed tar.")
 		fs.PrintDefaults()
 	}
-	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+		return err
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "get", summary: "get HASH: print a document's exact bytes, verified against the hash", run: getCmd})
+	register(command{name: "get", summary: "get HASH: print a document's exact bytes, verified against the hash", synopsis: "registry get [--server URL] HASH", run: getCmd})
 }
 
 func getCmd(ctx context.Context, env *environment, args []string) error {
@@ -17,7 +17,7 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(env.stderr, "usage: registry get [--server URL] HASH")
+		fmt.Fprintln(env.stderr, "usage: "+commands["get"].synopsis)
 		return errUsage
 	}
 	d, err := protocol.ParseDigest(rest[0])

@@ -8,15 +8,15 @@ import (
 )
 
 func init() {
-	register(command{name: "healthcheck", summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", run: healthcheckCmd})
+	register(command{name: "healthcheck", summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", synopsis: "registry healthcheck [--addr HOST:PORT]", run: healthcheckCmd})
 }
 
 // healthcheckCmd probes the server this container runs: the port comes from
 // --addr / REGISTRY_ADDR exactly as `serve` reads it, the host is loopback.
 func healthcheckCmd(ctx context.Context, env *environment, args []string) error {
-	var cfg config.Serve
-	if err := config.Parse(flagSet(env, "healthcheck"), cfg.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	var cfg config.Healthcheck
+	if err := parseFlags(env, flagSet(env, "healthcheck"), cfg.Options(), args); err != nil {
+		return err
 	}
 	url, err := healthcheck.URL(cfg.Addr)
 	if err != nil {

@@ -33,6 +33,11 @@ func TestHealthcheckCommand(t *testing.T) {
 	if code, _, stderr := runWith(t, map[string]string{"REGISTRY_ADDR": port}, "healthcheck"); code != 0 {
 		t.Fatalf("healthy server via REGISTRY_ADDR=%s: exit %d, %s", port, code, stderr)
 	}
+	// The probe reads only the address: a bad value of an option it does not
+	// use must not fail the container's health.
+	if code, _, stderr := runWith(t, map[string]string{"REGISTRY_ADDR": port, "REGISTRY_CACHE_TTL": "5"}, "healthcheck"); code != 0 {
+		t.Fatalf("healthy server with an unrelated bad variable: exit %d, %s", code, stderr)
+	}
 	if code, _, stderr := runWith(t, nil, "healthcheck", "--addr", "0.0.0.0"+port); code != 0 {
 		t.Fatalf("healthy server via --addr: exit %d, %s", code, stderr)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/agora-registry/registry/internal/archive"
 	"github.com/agora-registry/registry/internal/config"
-	"github.com/agora-registry/registry/internal/protocol"
 )
 
 func init() {
@@ -16,9 +15,8 @@ func init() {
 }
 
 func importCommand(ctx context.Context, env *environment, args []string) error {
-	var db config.Database
+	var cfg config.Import
 	fs := flagSet(env, "import")
-	maxDoc := fs.Int("max-document-bytes", protocol.DefaultMaxDocumentBytes, "largest document accepted; use the server's --max-document-bytes")
 	maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "most archive entries or .md files read before the import stops")
 	maxBytes := fs.Int64("max-archive-bytes", archive.DefaultMaxArchiveBytes, "most uncompressed archive bytes read before the import stops")
 	publisher := fs.String("publisher", archive.ImportPublisher, "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)")
@@ -29,20 +27,20 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals).\nRestore a backup of this registry with --keep-publishers.")
 		fs.PrintDefaults()
 	}
-	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
 
-	lim := archive.Limits{MaxDocumentBytes: *maxDoc, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
+	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
 		Writers: importWriters(*writers, st.Engine()), Publisher: *publisher, KeepPublishers: *keepPublishers,
 		ApplyWithdrawals: *applyWithdrawals}
 	failed := 0

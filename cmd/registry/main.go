@@ -20,7 +20,10 @@ import (
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, env *environment, args []string) error
+	// synopsis is the first line of the command's help, after "usage: ";
+	// empty means "registry NAME [flags]".
+	synopsis string
+	run      func(ctx context.Context, env *environment, args []string) error
 }
 
 // environment is what a subcommand may touch, so tests can run them
@@ -54,6 +57,9 @@ func main() {
 // run dispatches to a subcommand; serve when none is named.
 func run(ctx context.Context, env *environment, args []string) int {
 	name := "serve"
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // help CMD is CMD -h
+	}
 	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 		usage(env.stdout)
 		return 0
@@ -71,10 +77,14 @@ func run(ctx context.Context, env *environment, args []string) int {
 		return 2
 	}
 	err := cmd.run(ctx, env, args)
+	var unprinted unprintedUsageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &unprinted):
+		fmt.Fprintf(env.stderr, "registry %s: %v\n", name, unprinted.err)
+		return 2
+	case errors.Is(err, errUsage):
 		return 2
 	}
 	fmt.Fprintf(env.stderr, "registry %s: %v\n", name, err)
@@ -92,11 +102,4 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun `registry <command> -h` for its flags")
-}
-
-// flagSet makes a subcommand's flag set that reports to env.stderr.
-func flagSet(env *environment, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("registry "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	return fs
 }

@@ -26,11 +26,14 @@ func migrateCmd(ctx context.Context, env *environment, args []string) error {
 	fs := flagSet(env, "migrate")
 	yes := fs.Bool("yes", false, "confirm a destructive 'down all'")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, migrateUsage)
+		fmt.Fprintln(fs.Output(), migrateUsage)
 		fs.PrintDefaults()
 	}
-	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+		return err
+	}
+	if verb := fs.Arg(0); verb != "" && verb != "up" && verb != "down" && verb != "force" && verb != "version" {
+		return usageError(env, fmt.Sprintf("unknown migrate command %q: use up, down, version or force\n%s", verb, migrateUsage))
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
 		fs.Usage()

@@ -108,7 +108,10 @@ func TestMigrateStepsDownOneAtATimeAndGuardsDownAll(t *testing.T) {
 }
 
 func TestTokenHelpAndUnknownSubcommandsExplainUsage(t *testing.T) {
-	for _, args := range [][]string{{"token"}, {"token", "-h"}, {"token", "nope"}} {
+	if code, out, _ := runRegistry(t, "token", "-h"); code != 0 || !strings.Contains(out, "usage: registry token create") {
+		t.Errorf("registry token -h: exit %d, stdout %q; want exit 0 with the usage", code, out)
+	}
+	for _, args := range [][]string{{"token"}, {"token", "nope"}} {
 		code, _, errOut := runRegistry(t, args...)
 		if code != 2 || !strings.Contains(errOut, "usage: registry token create") {
 			t.Errorf("registry %v: exit %d, stderr %q; want exit 2 with the usage", args, code, errOut)

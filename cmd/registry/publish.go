@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"github.com/agora-registry/registry/internal/client"
 )
 
 func init() {
-	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", run: publishCmd})
+	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", synopsis: "registry publish [--server URL] FILE... (the token comes from REGISTRY_TOKEN)", run: publishCmd})
 }
 
 // publishCmd sends each file's exact bytes; "-" reads stdin. It prints one
@@ -21,7 +23,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(env.stderr, "usage: registry publish [--server URL] FILE... (token in REGISTRY_TOKEN)")
+		fmt.Fprintln(env.stderr, "usage: "+commands["publish"].synopsis)
 		return errUsage
 	}
 	c, err := newClient(cfg)
@@ -53,6 +55,10 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, name s
 		return err
 	}
 	out, err := c.Publish(ctx, content)
+	var refused *client.Error
+	if errors.As(err, &refused) && refused.Status == http.StatusUnauthorized && c.Token == "" {
+		return fmt.Errorf("%w; set REGISTRY_TOKEN to an API token with the publish scope (registry token create --name NAME)", err)
+	}
 	if err != nil {
 		return err
 	}

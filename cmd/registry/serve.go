@@ -14,13 +14,13 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "run the registry server (default)", run: serve})
+	register(command{name: "serve", summary: "run the registry server (default)", synopsis: "registry [serve] [flags]", run: serve})
 }
 
 func serve(ctx context.Context, env *environment, args []string) error {
 	var cfg config.Serve
-	if err := config.Parse(flagSet(env, "serve"), cfg.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	if err := parseFlags(env, flagSet(env, "serve"), cfg.Options(), args); err != nil {
+		return err
 	}
 	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)
@@ -110,12 +110,4 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-// usageOr maps flag errors to a usage exit.
-func usageOr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %v", errUsage, err)
 }

@@ -20,7 +20,11 @@ func init() {
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	const usage = "usage: registry token create --name NAME [--publisher NAME] [--scope publish|admin,...] | list | revoke ID\n(database flags go after the subcommand: registry token list --data-dir DIR)"
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(env.stdout, usage)
+		return nil
+	}
+	if len(args) == 0 {
 		fmt.Fprintln(env.stderr, usage)
 		return errUsage
 	}
@@ -31,11 +35,15 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	}
 	var db config.Database
 	fs := flagSet(env, "token "+sub)
-	name := fs.String("name", "", "a name saying who or what uses the token (create)")
-	scopes := fs.String("scope", "publish", "comma-separated scopes: publish, admin (create)")
-	publisher := fs.String("publisher", store.DefaultPublisher, "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions (create)")
-	if err := config.Parse(fs, db.Options(), args, env.getenv); err != nil {
-		return usageOr(err)
+	// Only create has flags of its own; list's and revoke's help shows none.
+	var name, scopes, publisher = new(string), new(string), new(string)
+	if sub == "create" {
+		name = fs.String("name", "", "a name saying who or what uses the token")
+		scopes = fs.String("scope", "publish", "comma-separated scopes: publish, admin")
+		publisher = fs.String("publisher", store.DefaultPublisher, "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions")
+	}
+	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+		return err
 	}
 	st, _, err := openStore(ctx, db)
 	if err != nil {

@@ -59,18 +59,34 @@ func Parse(fs *flag.FlagSet, opts []Option, args []string, getenv func(string) s
 			continue
 		}
 		if err := o.value.Set(v); err != nil {
-			return fmt.Errorf("environment %s=%q: %w", o.Env, v, err)
+			if r, ok := o.value.(interface{ redact(string) string }); ok {
+				v = r.redact(v)
+			}
+			return &EnvError{Env: o.Env, Value: v, Err: err}
 		}
 	}
 	return nil
 }
+
+// EnvError is a bad value in an environment variable. Unlike a bad flag,
+// which the flag package reports as it parses, nothing has printed it yet.
+type EnvError struct {
+	Env, Value string
+	Err        error // says what is accepted
+}
+
+func (e *EnvError) Error() string {
+	return fmt.Sprintf("invalid value %q in environment variable %s: %v", e.Value, e.Env, e.Err)
+}
+
+func (e *EnvError) Unwrap() error { return e.Err }
 
 // Describe lists every option of every command, sorted by flag name, for
 // documentation and for the test that keeps docs in step with the code.
 func Describe() []Option {
 	var all []Option
 	seen := map[string]bool{}
-	for _, set := range [][]Option{(&Serve{}).Options(), (&Client{}).Options(), (&Database{}).Options()} {
+	for _, set := range [][]Option{(&Serve{}).Options(), (&Client{}).Options(), (&Database{}).Options(), (&Import{}).Options(), (&Healthcheck{}).Options()} {
 		for _, o := range set {
 			if !seen[o.Flag] {
 				seen[o.Flag] = true

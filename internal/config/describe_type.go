@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Type names the kind of value an option takes, for the configuration
 // reference (docs/configuration.md).
@@ -8,10 +11,14 @@ func (o Option) Type() string {
 	switch v := o.value.(type) {
 	case stringValue:
 		return "string"
+	case hostPortValue:
+		return "host:port"
 	case boolValue:
 		return "bool"
 	case intValue:
-		return fmt.Sprintf("integer in [%d, %d] (KiB, MiB, GiB suffixes allowed)", v.min, v.max)
+		return fmt.Sprintf("whole number in [%d, %d]", v.min, v.max)
+	case sizeValue:
+		return fmt.Sprintf("size in [%s, %s] (KiB, MiB, GiB suffixes allowed)", formatSize(v.min), formatSize(v.max))
 	case floatValue:
 		return "non-negative number"
 	case durationValue:
@@ -23,6 +30,12 @@ func (o Option) Type() string {
 				s += "|"
 			}
 			s += c
+		}
+		return s
+	case urlValue:
+		s := strings.Join(v.schemes, "://, ") + ":// URL"
+		if v.allowEmpty {
+			s += " or empty"
 		}
 		return s
 	case listValue:

@@ -1,8 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"net"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +30,7 @@ type boolValue struct{ p *bool }
 func (v boolValue) Set(s string) error {
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return fmt.Errorf("want true or false, got %q", s)
+		return fmt.Errorf("want true or false")
 	}
 	*v.p = b
 	return nil
@@ -33,21 +38,19 @@ func (v boolValue) Set(s string) error {
 func (v boolValue) String() string   { return strconv.FormatBool(v.p != nil && *v.p) }
 func (v boolValue) IsBoolFlag() bool { return true }
 
+// intValue is a count: a plain integer; a size suffix is refused, so
+// "--rate-burst 1KiB" cannot quietly mean 1,024 requests.
 type intValue struct {
 	p        *int
 	min, max int
 }
 
 func (v intValue) Set(s string) error {
-	n, err := parseSize(s)
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return err
+		return fmt.Errorf("want a whole number from %d to %d (a count, no unit)", v.min, v.max)
 	}
-	if n < int64(v.min) || n > int64(v.max) {
-		return fmt.Errorf("%d is outside [%d, %d]", n, v.min, v.max)
-	}
-	*v.p = int(n)
-	return nil
+	return setInRange(v.p, n, v.min, v.max, strconv.Itoa)
 }
 func (v intValue) String() string {
 	if v.p == nil {
@@ -56,23 +59,69 @@ func (v intValue) String() string {
 	return strconv.Itoa(*v.p)
 }
 
-// parseSize reads an integer with an optional KiB/MiB suffix.
+// sizeValue is a number of bytes, with an optional KiB, MiB or GiB suffix.
+type sizeValue struct {
+	p        *int
+	min, max int
+}
+
+func (v sizeValue) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return fmt.Errorf("want a number of bytes from %s to %s (optionally with KiB, MiB or GiB)", formatSize(v.min), formatSize(v.max))
+	}
+	return setInRange(v.p, n, v.min, v.max, formatSize)
+}
+
+// String prints the largest unit that divides the size, so defaults read
+// 96MiB, not 100663296.
+func (v sizeValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return formatSize(*v.p)
+}
+
+func setInRange(p *int, n int64, lo, hi int, format func(int) string) error {
+	if n < int64(lo) || n > int64(hi) {
+		return fmt.Errorf("%d is outside [%s, %s]", n, format(lo), format(hi))
+	}
+	*p = int(n)
+	return nil
+}
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// parseSize reads an integer with an optional KiB/MiB/GiB suffix.
 func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
 	mult := int64(1)
-	for _, suf := range []struct {
-		s string
-		m int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-		if strings.HasSuffix(s, suf.s) {
-			mult, s = suf.m, strings.TrimSuffix(s, suf.s)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			mult, s = u.mult, strings.TrimSuffix(s, u.suffix)
 			break
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("want an integer (optionally with KiB, MiB or GiB), got %q", s)
+		return 0, err
+	}
+	if n > math.MaxInt64/mult || n < math.MinInt64/mult {
+		return 0, fmt.Errorf("%s overflows", s)
 	}
 	return n * mult, nil
+}
+
+func formatSize(n int) string {
+	for _, u := range sizeUnits {
+		if n != 0 && int64(n)%u.mult == 0 {
+			return strconv.FormatInt(int64(n)/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.Itoa(n)
 }
 
 type floatValue struct{ p *float64 }
@@ -80,7 +129,7 @@ type floatValue struct{ p *float64 }
 func (v floatValue) Set(s string) error {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 {
-		return fmt.Errorf("want a non-negative number, got %q", s)
+		return fmt.Errorf("want a non-negative number")
 	}
 	*v.p = f
 	return nil
@@ -97,7 +146,7 @@ type durationValue struct{ p *time.Duration }
 func (v durationValue) Set(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return fmt.Errorf("want a duration like 5s or 2m, got %q", s)
+		return fmt.Errorf("want a duration with a unit, like 30s, 5m or 1h")
 	}
 	*v.p = d
 	return nil
@@ -121,7 +170,7 @@ func (v choiceValue) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want one of %s, got %q", strings.Join(v.choices, ", "), s)
+	return fmt.Errorf("want one of %s", strings.Join(v.choices, ", "))
 }
 func (v choiceValue) String() string {
 	if v.p == nil {
@@ -163,14 +212,14 @@ func (v prefixListValue) Set(s string) error {
 		if !strings.Contains(item, "/") {
 			a, err := netip.ParseAddr(item)
 			if err != nil {
-				return fmt.Errorf("%q is not an IP address or CIDR prefix", item)
+				return fmt.Errorf("%q is not an IP address or CIDR prefix (like 10.0.0.1 or 10.0.0.0/8)", item)
 			}
 			*v.p = append(*v.p, netip.PrefixFrom(a, a.BitLen()))
 			continue
 		}
 		p, err := netip.ParsePrefix(item)
 		if err != nil {
-			return fmt.Errorf("%q is not an IP address or CIDR prefix", item)
+			return fmt.Errorf("%q is not an IP address or CIDR prefix (like 10.0.0.1 or 10.0.0.0/8)", item)
 		}
 		*v.p = append(*v.p, p.Masked())
 	}
@@ -185,4 +234,62 @@ func (v prefixListValue) String() string {
 		s = append(s, p.String())
 	}
 	return strings.Join(s, ",")
+}
+
+// urlValue is an absolute URL with one of the given schemes; empty when
+// allowEmpty (its meaning is in the option's usage).
+type urlValue struct {
+	p          *string
+	schemes    []string
+	allowEmpty bool
+}
+
+func (v urlValue) Set(s string) error {
+	if s == "" && v.allowEmpty {
+		*v.p = s
+		return nil
+	}
+	if u, err := url.Parse(s); err == nil && u.Host != "" && slices.Contains(v.schemes, strings.ToLower(u.Scheme)) {
+		*v.p = s
+		return nil
+	}
+	want := "a URL starting with " + strings.Join(v.schemes, ":// or ") + "://"
+	if v.allowEmpty {
+		want += ", or empty"
+	}
+	return errors.New("want " + want)
+}
+func (v urlValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+// redact hides a password in the URL before an error message shows it.
+func (v urlValue) redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		return "(hidden)" + s[i:]
+	}
+	return s
+}
+
+// hostPortValue is a listen address: host:port, the host may be empty.
+type hostPortValue struct{ p *string }
+
+func (v hostPortValue) Set(s string) error {
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return errors.New("want host:port, like 127.0.0.1:8080, :8080 or [::1]:8080")
+	}
+	*v.p = s
+	return nil
+}
+func (v hostPortValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
 }

@@ -51,7 +51,7 @@ func registryGroups() []struct {
 		Options         []config.Option
 	}{
 		{"Database", "serve, migrate, token, export, import", (&config.Database{}).Options()},
-		{"Server", "serve (healthcheck reads `--addr` too)", serverOnly()},
+		{"Server", "serve (healthcheck reads `--addr` too, import `--max-document-bytes`)", serverOnly()},
 		{"Client", "publish, get", (&config.Client{}).Options()},
 	}
 }
@@ -126,7 +126,7 @@ fails when this file differs from what the code generates. -->
 Every setting has a flag and (except a few) an environment variable. A flag
 always beats the environment, which beats the built-in default (for the agent:
 flag, then environment, then the YAML file, then the default). Sizes accept
-` + "`KiB`, `MiB` and `GiB`" + ` suffixes; durations are Go durations (` + "`500ms`, `5s`, `2m`" + `).
+` + "`KiB`, `MiB` and `GiB`" + ` suffixes (counts, such as bursts, are plain whole numbers); durations are Go durations (` + "`500ms`, `5s`, `2m`" + `).
 Booleans are ` + "`true`/`false`" + `.
 
 ## Registry (` + "`registry`" + `)

@@ -2,9 +2,16 @@ package html
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/protocol"
 )
+
+// routeNotFound is the API's code for a path no route matches; its message
+// ("no such endpoint") speaks to API clients, not to people.
+const routeNotFound = "route_not_found"
 
 type errorPage struct {
 	base
@@ -21,12 +28,18 @@ func (p *Pages) RenderError(c echo.Context, status int, code, message string) er
 	switch status {
 	case http.StatusNotFound:
 		page.Title = "Not found"
+		if code == routeNotFound {
+			page.Message = "There is no page at this address."
+		}
 		page.Hint = "The link may be mistyped, or the protocol was never published here. Search for it by its title or a word from its description."
 	case http.StatusGone:
 		page.Title = "Protocol withdrawn"
 		page.Hint = "It is no longer listed or served. A newer version may exist: search for it."
 	case http.StatusBadRequest:
-		page.Hint = "A protocol hash is 40 hexadecimal characters or 28 Base64 characters ending in '='."
+		// Say the hash rule once: most malformed-hash messages state it.
+		if code == protocol.ErrMalformedDigest.Code && !strings.Contains(message, protocol.ErrMalformedDigest.Message) {
+			page.Hint = "A protocol hash is 40 hexadecimal characters or 28 Base64 characters ending in '='."
+		}
 	case http.StatusServiceUnavailable:
 		page.Hint = "The registry cannot reach its database right now. Try again in a few seconds."
 	}

@@ -27,7 +27,7 @@ type protocolPage struct {
 	Older     *versionLink
 	Newer     []versionLink
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
-	Published string        // "new" or "existing" right after a publish
+	Published string        // "new" or "existing" right after this browser's publish (flash.go)
 }
 
 type versionLink struct {
@@ -68,6 +68,9 @@ type agoraRequest struct {
 
 // protocol answers GET /protocols/{hash}, with the hash in either spelling.
 func (p *Pages) protocol(c echo.Context) error {
+	if c.Param("*") == "" {
+		return redirectToBrowse(c)
+	}
 	d, err := api.PathHash(c)
 	if err != nil {
 		return err
@@ -97,9 +100,8 @@ func (p *Pages) protocol(c echo.Context) error {
 		Rendered: template.HTML(rendered.HTML),
 	}
 	page.Entry.Lints = append(slices.Clip(e.Lints), rendered.Lints...)
-	switch c.QueryParam("published") {
-	case "new", "existing":
-		page.Published = c.QueryParam("published")
+	if c.Request().URL.Path == "/protocols/"+page.Hex {
+		page.Published = p.takePublishedFlash(c, c.Request().URL.Path)
 	}
 	// The request uses the Base64 spelling because the deployed Python SDK
 	// compares hashes as Base64 strings; spec v0.2 receivers take hex.

@@ -136,7 +136,9 @@ func (p *Pages) publish(c echo.Context) error {
 	if res.Created {
 		state = "new"
 	}
-	return c.Redirect(http.StatusSeeOther, "/protocols/"+res.Entry.Digest.Hex()+"?published="+state)
+	target := "/protocols/" + res.Entry.Digest.Hex()
+	p.setPublishedFlash(c, target, state)
+	return c.Redirect(http.StatusSeeOther, target)
 }
 
 // submittedContent reads the document from the uploaded file when one was
