@@ -287,6 +287,30 @@ func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
 	return prev
 }
 
+// publishersVersion is the migration that adds publishers, per engine.
+var publishersVersion = map[string]uint{"postgres": 4, "sqlite": 5}
+
+// stepsFrom counts the embedded migrations numbered v or later.
+func stepsFrom(t *testing.T, engine migrate.Engine, v uint) int {
+	t.Helper()
+	fsys, dir := migrations.Postgres, "postgres"
+	if engine == migrate.SQLite {
+		fsys, dir = migrations.SQLite, "sqlite"
+	}
+	names, err := fs.Glob(fsys, dir+"/*.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range names {
+		num, _, _ := strings.Cut(path.Base(name), "_")
+		if x, err := strconv.ParseUint(num, 10, 64); err == nil && uint(x) >= v {
+			n++
+		}
+	}
+	return n
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -318,7 +342,8 @@ func TestPublishersMigration(t *testing.T) {
 			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
 				t.Fatal(err)
 			}
-			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+			below := stepsFrom(t, db.engine, publishersVersion[name]) // the publishers migration and any after it
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
 				t.Fatal(err)
 			}
 			db.exec(t, inserts[name])
@@ -331,7 +356,7 @@ func TestPublishersMigration(t *testing.T) {
 			if got := strings.Join(db.column(t, "SELECT publisher FROM api_tokens"), ","); got != "default" {
 				t.Fatalf("token publishers after the migration: %s, want default", got)
 			}
-			if err := migrate.Down(ctx, db.engine, db.dsn, 1); err != nil {
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
 				t.Fatalf("Down: %v", err)
 			}
 			if got := db.column(t, "SELECT origin FROM documents ORDER BY origin"); len(got) != 2 {
