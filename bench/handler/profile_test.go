@@ -27,6 +27,8 @@ import (
 //	go test -run '^$' -bench Handler -benchmem -cpuprofile cpu.out ./handler (from bench/)
 //	go tool pprof -top cpu.out
 //
+// Each reports cpu-µs/op (process CPU, as the publish benchmarks do).
+//
 // BenchmarkHandlerBaseline is the in-process version of the net/http
 // baseline (BaselineHandler over the same documents): compare the hot
 // raw fetch's ns/op and allocs/op to it, since wall-clock figures on a
@@ -78,8 +80,10 @@ func benchHandler(b *testing.B, newReq func(hexes []string) func() *http.Request
 
 func runHandler(b *testing.B, h http.Handler, hexes []string, newReq func(hexes []string) func() *http.Request, want int) {
 	req := newReq(hexes)
+	cpu := &cpuClock{b: b}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu.start()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			w := httptest.NewRecorder()
@@ -89,6 +93,7 @@ func runHandler(b *testing.B, h http.Handler, hexes []string, newReq func(hexes 
 			}
 		}
 	})
+	cpu.report()
 }
 
 func hotRawRequests(hexes []string) func() *http.Request {

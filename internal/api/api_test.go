@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
@@ -168,14 +169,22 @@ func FuzzParsePublishBody(f *testing.F) {
 	})
 }
 
+// FuzzResolveDecode: a hostile resolve body gives a 400 or at most
+// MaxResolve hashes, never a panic.
 func FuzzResolveDecode(f *testing.F) {
 	f.Add([]byte(`{"hashes":["a9993e364706816aba3e25717850c26c9cd0d89d"]}`))
+	f.Add([]byte(` {"hashes" : [ "\u0061" , "qZk+NkcGgWq6PiVxeFDCbJzNiJ0=" ] } `))
+	f.Add([]byte(`{"hashes":["a"],"hashes":[]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var r resolveJSON
-		if err := unmarshalStrict(body, &r); err != nil {
+		hashes, err := decodeResolveBody(body)
+		if err != nil {
 			if status, _, _ := classify(err); status != 400 {
 				t.Fatalf("status %d for %v", status, err)
 			}
+			return
+		}
+		if len(hashes) > store.MaxResolve {
+			t.Fatalf("%d hashes accepted", len(hashes))
 		}
 	})
 }

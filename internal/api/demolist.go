@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,18 +82,21 @@ func (s *Server) demoList(c echo.Context) error {
 	return nil
 }
 
-// appendDemoListItem writes {"id","hex","name","description"}: id is the
-// Base64 spelling, the demo's.
+// demoListItem is one entry of the list; id is the Base64 spelling, the
+// demo's.
+type demoListItem struct {
+	ID          string `json:"id"`
+	Hex         string `json:"hex"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
 func appendDemoListItem(buf []byte, l store.Listed) []byte {
-	buf = append(buf, `{"id":"`...)
-	buf = base64Append(buf, l.Digest)
-	buf = append(buf, `","hex":"`...)
-	buf = hexAppend(buf, l.Digest)
-	buf = append(buf, `","name":`...)
-	buf = appendJSONString(buf, l.Title)
-	buf = append(buf, `,"description":`...)
-	buf = appendJSONString(buf, l.Description)
-	return append(buf, '}')
+	b, err := json.Marshal(demoListItem{ID: l.Digest.Base64(), Hex: l.Digest.Hex(), Name: l.Title, Description: l.Description})
+	if err != nil {
+		panic(err) // strings only: Marshal cannot fail
+	}
+	return append(buf, b...)
 }
 
 // A list cursor is the position a page starts after: "<Unix

@@ -95,7 +95,7 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	}
 	view := protocolView(s.svc, res.Entry)
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/protocols/"+view.Hex)
-	return writeProtocolView(c, status, &view)
+	return writeJSON(c, status, view)
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
@@ -115,7 +115,7 @@ func (s *Server) getProtocol(c echo.Context) error {
 		return err
 	}
 	view.Versions = versionsView(versions)
-	return writeProtocolView(c, http.StatusOK, &view)
+	return writeJSON(c, http.StatusOK, view)
 }
 
 // SearchResult is the JSON page of a browse or search.

@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,9 +12,7 @@ import (
 )
 
 // ResolveItem answers one hash of a batch. A malformed hash does not fail
-// the batch: its item has found=false and error="malformed_hash". The
-// handler writes it with appendResolveItem (same fields, same order); the
-// type documents the shape and decodes it in clients and tests.
+// the batch: its item has found=false and error="malformed_hash".
 type ResolveItem struct {
 	Hash      string   `json:"hash"` // as asked
 	Found     bool     `json:"found"`
@@ -27,33 +24,41 @@ type ResolveItem struct {
 	Error     string   `json:"error,omitempty"`
 }
 
+// resolveJSON is the request body.
 type resolveJSON struct {
 	Hashes []string `json:"hashes"`
+}
+
+// resolveAnswer is the response body.
+type resolveAnswer struct {
+	Results []ResolveItem `json:"results"`
 }
 
 var errTooManyHashes = apperr.New(apperr.Invalid, "too_many_hashes",
 	fmt.Sprintf("at most %d hashes can be resolved in one request", store.MaxResolve))
 
-// resolveFlushBytes is how much encoded JSON is gathered before it is
-// written out: large enough for few writes, small enough that a batch
-// never sits in memory whole.
-const resolveFlushBytes = 32 << 10
+// decodeResolveBody reads a resolve request body (already capped by
+// limitBody) into its hashes.
+func decodeResolveBody(body []byte) ([]string, error) {
+	var r resolveJSON
+	if err := unmarshalStrict(body, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Hashes) > store.MaxResolve {
+		return nil, errTooManyHashes
+	}
+	return r.Hashes, nil
+}
 
-var resolveBuffers = sync.Pool{New: func() any { b := make([]byte, 0, resolveFlushBytes+4<<10); return &b }}
-
-// resolve answers a batch in the order asked, streaming the JSON item by
-// item through one pooled buffer (which first serves to read the body): no
-// per-hash strings (readResolveHashes), no map, no per-item strings beyond
-// the titles the store returns.
+// resolve answers a batch in the order asked.
 func (s *Server) resolve(c echo.Context) error {
-	bp := resolveBuffers.Get().(*[]byte)
-	defer resolveBuffers.Put(bp)
-	hashes, err := readResolveHashes(c, *bp)
+	body, err := readSizedBody(c)
+	if err != nil {
+		return err // *http.MaxBytesError maps to 413
+	}
+	hashes, err := decodeResolveBody(body)
 	if err != nil {
 		return err
-	}
-	if len(hashes) > store.MaxResolve {
-		return errTooManyHashes
 	}
 	digests := make([]protocol.Digest, 0, len(hashes))
 	valid := make([]bool, len(hashes))
@@ -73,72 +78,29 @@ func (s *Server) resolve(c echo.Context) error {
 			return fmt.Errorf("store resolved %d of %d hashes", len(res), len(digests))
 		}
 	}
-
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	w.WriteHeader(http.StatusOK)
-	buf := append((*bp)[:0], `{"results":[`...)
+	items := make([]ResolveItem, len(hashes))
 	j := 0
 	for i, h := range hashes {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
 		if !valid[i] {
-			buf = appendResolveMiss(buf, h, protocol.ErrMalformedDigest.Code)
-		} else {
-			buf = s.appendResolution(buf, h, res[j])
-			j++
+			items[i] = ResolveItem{Hash: h, Sources: []string{}, Error: protocol.ErrMalformedDigest.Code}
+			continue
 		}
-		if len(buf) >= resolveFlushBytes {
-			if _, err := w.Write(buf); err != nil {
-				return nil // the client left; the status is already sent
-			}
-			buf = buf[:0]
-		}
+		items[i] = s.resolveItem(h, res[j])
+		j++
 	}
-	buf = append(buf, "]}\n"...)
-	_, _ = w.Write(buf)
-	*bp = buf[:0]
-	return nil
+	return writeJSON(c, http.StatusOK, resolveAnswer{Results: items})
 }
 
-// appendResolveMiss writes the item of a malformed hash.
-func appendResolveMiss(buf []byte, hash, code string) []byte {
-	buf = append(buf, `{"hash":`...)
-	buf = appendJSONString(buf, hash)
-	buf = append(buf, `,"found":false,"sources":[],"withdrawn":false,"error":`...)
-	buf = appendJSONString(buf, code)
-	return append(buf, '}')
-}
-
-// appendResolution writes the item of a well-formed hash.
-func (s *Server) appendResolution(buf []byte, hash string, r store.Resolution) []byte {
-	buf = append(buf, `{"hash":`...)
-	buf = appendJSONString(buf, hash)
-	if r.Found {
-		buf = append(buf, `,"found":true,"hex":"`...)
-	} else {
-		buf = append(buf, `,"found":false,"hex":"`...)
+// resolveItem is the answer for a well-formed hash: a withdrawn document
+// keeps its title but lists no source.
+func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
+	item := ResolveItem{Hash: hash, Hex: r.Digest.Hex(), Base64: r.Digest.Base64(), Sources: []string{}}
+	if !r.Found {
+		return item
 	}
-	buf = hexAppend(buf, r.Digest)
-	buf = append(buf, `","base64":"`...)
-	buf = base64Append(buf, r.Digest)
-	buf = append(buf, `","sources":[`...)
-	withdrawn := r.Found && r.Withdrawn
-	if r.Found && !withdrawn {
-		buf = append(buf, '"')
-		start := len(buf)
-		buf = s.svc.AppendSource(buf, r.Digest)
-		buf = appendJSONEscapedInPlace(buf, start)
-		buf = append(buf, '"')
+	item.Found, item.Title, item.Withdrawn = true, r.Title, r.Withdrawn
+	if !r.Withdrawn {
+		item.Sources = s.svc.Sources(r.Digest)
 	}
-	buf = append(buf, ']')
-	if r.Found && r.Title != "" {
-		buf = append(buf, `,"title":`...)
-		buf = appendJSONString(buf, r.Title)
-	}
-	if withdrawn {
-		return append(buf, `,"withdrawn":true}`...)
-	}
-	return append(buf, `,"withdrawn":false}`...)
+	return item
 }

@@ -5,7 +5,6 @@ package registry
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -217,14 +216,6 @@ func (s *Service) Stats(ctx context.Context) (store.Stats, error) {
 // Sources are the absolute raw URLs of a document, for protocolSources.
 func (s *Service) Sources(d protocol.Digest) []string {
 	return []string{s.cfg.PublicURL + "/protocol/" + d.Hex()}
-}
-
-// AppendSource appends the document's raw URL (the one element of
-// Sources) to dst, for encoders that write many without allocating each.
-func (s *Service) AppendSource(dst []byte, d protocol.Digest) []byte {
-	dst = append(dst, s.cfg.PublicURL...)
-	dst = append(dst, "/protocol/"...)
-	return hex.AppendEncode(dst, d[:])
 }
 
 // PageURL is the absolute URL of a document's HTML page.
