@@ -27,6 +27,7 @@ type Protocol struct {
 	Size          int             `json:"size"`
 	CreatedAt     time.Time       `json:"createdAt"`
 	Origin        string          `json:"origin"`
+	Publisher     string          `json:"publisher"`
 	Lints         []protocol.Lint `json:"lints"`
 	Sources       []string        `json:"sources"`
 	HTMLURL       string          `json:"htmlUrl"`

@@ -261,9 +261,9 @@ func TestCancelledContext(t *testing.T) {
 	}
 }
 
-// previousVersion is the embedded migration before v (versions need not
-// be consecutive: branches number theirs apart).
-func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
+// embeddedVersions lists the engine's embedded migration numbers (they
+// need not be consecutive: branches number theirs apart).
+func embeddedVersions(t *testing.T, engine migrate.Engine) []uint {
 	t.Helper()
 	fsys, dir := migrations.Postgres, "postgres"
 	if engine == migrate.SQLite {
@@ -273,15 +273,24 @@ func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev uint
+	var out []uint
 	for _, name := range names {
 		num, _, _ := strings.Cut(path.Base(name), "_")
 		n, err := strconv.ParseUint(num, 10, 64)
 		if err != nil {
 			t.Fatalf("migration %s has no version number", name)
 		}
-		if uint(n) < v {
-			prev = max(prev, uint(n))
+		out = append(out, uint(n))
+	}
+	return out
+}
+
+// previousVersion is the embedded migration before v.
+func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
+	var prev uint
+	for _, n := range embeddedVersions(t, engine) {
+		if n < v {
+			prev = max(prev, n)
 		}
 	}
 	return prev
@@ -292,19 +301,9 @@ var publishersVersion = map[string]uint{"postgres": 4, "sqlite": 5}
 
 // stepsFrom counts the embedded migrations numbered v or later.
 func stepsFrom(t *testing.T, engine migrate.Engine, v uint) int {
-	t.Helper()
-	fsys, dir := migrations.Postgres, "postgres"
-	if engine == migrate.SQLite {
-		fsys, dir = migrations.SQLite, "sqlite"
-	}
-	names, err := fs.Glob(fsys, dir+"/*.up.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, name := range names {
-		num, _, _ := strings.Cut(path.Base(name), "_")
-		if x, err := strconv.ParseUint(num, 10, 64); err == nil && uint(x) >= v {
+	for _, x := range embeddedVersions(t, engine) {
+		if x >= v {
 			n++
 		}
 	}
