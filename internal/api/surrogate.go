@@ -19,7 +19,7 @@ var errLoneSurrogate = apperr.New(apperr.Invalid, "lone_surrogate",
 // escapes, and outside them a backslash is a syntax error the decoder
 // refuses anyway. One pass, no allocation.
 func findLoneSurrogate(body []byte) int {
-	for i := 0; ; {
+	for i := 0; i < len(body); {
 		j := bytes.IndexByte(body[i:], '\\')
 		if j < 0 {
 			return -1
@@ -41,6 +41,7 @@ func findLoneSurrogate(body []byte) int {
 			return i // a low surrogate with no high one before it
 		}
 	}
+	return -1 // a backslash ended the body (the decoder refuses it)
 }
 
 // unicodeEscape reads a \uXXXX escape at body[i:].

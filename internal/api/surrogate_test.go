@@ -25,6 +25,8 @@ func TestFindLoneSurrogate(t *testing.T) {
 		`{"protocol":"\ud83d\`:                 13,
 		`{"name":"\ud800","protocol":"ok"}`:    9,
 		`{"hashes":["a9993e364706816aba3e2"]}`: -1,
+		`\`:                                    -1, // a body ending in a backslash (found by fuzzing: it panicked)
+		`{"protocol":"\`:                       -1,
 	} {
 		if got := findLoneSurrogate([]byte(body)); got != want {
 			t.Errorf("findLoneSurrogate(%s) = %d, want %d", body, got, want)
