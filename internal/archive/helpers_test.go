@@ -167,7 +167,6 @@ type tarEntry struct {
 	name     string
 	typeflag byte
 	body     []byte
-	size     int64 // header size when it must differ from len(body)
 	linkname string
 }
 

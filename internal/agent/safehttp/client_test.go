@@ -80,8 +80,7 @@ func TestRedirectToBlockedAddressIsRefused(t *testing.T) {
 }
 
 func TestRedirectLimitAndScheme(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/loop":
 			http.Redirect(w, r, "/loop", http.StatusFound)
