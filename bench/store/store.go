@@ -14,10 +14,10 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/store/storetest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // Opener opens a fresh store for one benchmark.

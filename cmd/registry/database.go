@@ -17,9 +17,6 @@ import (
 // sqliteFile is the embedded store's file name under --data-dir.
 const sqliteFile = "registry.db"
 
-// postgresAvailable tells the end-to-end test to run on PostgreSQL too.
-const postgresAvailable = true
-
 // database resolves the configured engine and its DSN (a file path for
 // SQLite, creating the data directory).
 func database(db config.Database) (migrate.Engine, string, error) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/registryproc"
+	"github.com/agora-registry/registry/internal/testing/registryproc"
 )
 
 // binary is the registry built once for the end-to-end tests.

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // engines are the database settings the end-to-end test runs on.
@@ -23,9 +23,6 @@ func engines(t *testing.T) map[string]func(t *testing.T) []string {
 	return map[string]func(t *testing.T) []string{
 		"sqlite": func(t *testing.T) []string { return []string{"--data-dir", t.TempDir()} },
 		"postgres": func(t *testing.T) []string {
-			if !postgresAvailable {
-				t.Skip("PostgreSQL engine not wired into cmd/registry yet")
-			}
 			return []string{"--database-url", pgtest.NewDatabase(t)}
 		},
 	}

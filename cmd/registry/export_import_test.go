@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 func exitCode(err error) int {

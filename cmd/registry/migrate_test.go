@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/migrations"
 )
 

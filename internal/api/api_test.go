@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
@@ -139,7 +140,7 @@ func TestParsePublishBody(t *testing.T) {
 		{"text/;;", "x", "unsupported_media_type", ""},
 	} {
 		r, err := parsePublishBody(tc.ct, []byte(tc.body))
-		_, code, _ := classify(err)
+		_, code, _ := problem.Classify(err)
 		if tc.wantErr != "" {
 			if err == nil || code != tc.wantErr {
 				t.Errorf("%q %q: err %v (code %s), want %s", tc.ct, tc.body, err, code, tc.wantErr)
@@ -163,7 +164,7 @@ func FuzzParsePublishBody(f *testing.F) {
 		if err == nil {
 			return
 		}
-		if status, _, _ := classify(err); status < 400 || status >= 500 {
+		if status, _, _ := problem.Classify(err); status < 400 || status >= 500 {
 			t.Fatalf("status %d for %v", status, err)
 		}
 	})
@@ -178,7 +179,7 @@ func FuzzResolveDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		hashes, err := decodeResolveBody(body)
 		if err != nil {
-			if status, _, _ := classify(err); status != 400 {
+			if status, _, _ := problem.Classify(err); status != 400 {
 				t.Fatalf("status %d for %v", status, err)
 			}
 			return

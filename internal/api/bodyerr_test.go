@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agora-registry/registry/internal/api/problem"
 )
 
 // TestBrokenBodiesAreTheClientsFault: over a raw TCP socket, a malformed
@@ -46,7 +48,7 @@ func TestBrokenBodiesAreTheClientsFault(t *testing.T) {
 			raw, _ := io.ReadAll(res.Body)
 			res.Body.Close()
 			b := string(raw)
-			if res.StatusCode >= 500 && res.StatusCode != statusClientClosedRequest {
+			if res.StatusCode >= 500 && res.StatusCode != problem.StatusClientClosedRequest {
 				t.Fatalf("status %d: %s", res.StatusCode, b)
 			}
 			if tc.status != 0 && (res.StatusCode != tc.status || !strings.Contains(b, `"code":"`+tc.code+`"`)) {

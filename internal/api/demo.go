@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/api/param"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 )
@@ -46,7 +47,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 }
 
 func (s *Server) demoMetadataByQuery(c echo.Context) error {
-	d, err := QueryHash(c)
+	d, err := param.QueryHash(c)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (s *Server) demoMetadataByQuery(c echo.Context) error {
 }
 
 func (s *Server) demoMetadataByPath(c echo.Context) error {
-	d, err := PathHash(c)
+	d, err := param.PathHash(c)
 	if err != nil {
 		return err
 	}

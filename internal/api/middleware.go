@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
 )
 
@@ -154,10 +155,10 @@ func (s *Server) limitBody(c echo.Context) error {
 		return nil
 	}
 	if req.ContentLength > s.cfg.MaxBodyBytes {
-		return errBodyTooLarge.With(fmt.Sprintf("the request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return problem.ErrBodyTooLarge.With(fmt.Sprintf("the request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 	}
 	if req.Body != nil {
-		req.Body = http.MaxBytesReader(c.Response(), markedBody{req.Body}, s.cfg.MaxBodyBytes)
+		req.Body = http.MaxBytesReader(c.Response(), problem.MarkBody(req.Body), s.cfg.MaxBodyBytes)
 	}
 	return nil
 }

@@ -22,8 +22,8 @@ func (s *Server) healthz(c echo.Context) error {
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 	defer cancel()
-	if err := s.svc.Store().Ping(ctx); err != nil {
+	if err := s.svc.Ready(ctx); err != nil {
 		return store.ErrUnavailable.With("the database does not answer")
 	}
-	return writeJSON(c, http.StatusOK, map[string]string{"status": "ready", "engine": s.svc.Store().Engine()})
+	return writeJSON(c, http.StatusOK, map[string]string{"status": "ready", "engine": s.svc.Engine()})
 }

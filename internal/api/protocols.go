@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/api/param"
+	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -58,7 +60,7 @@ func parsePublishBody(contentType string, body []byte) (registry.PublishRequest,
 	if !common && contentType != "" {
 		var err error
 		if mt, _, err = mime.ParseMediaType(contentType); err != nil {
-			return registry.PublishRequest{}, errUnsupportedMedia
+			return registry.PublishRequest{}, problem.ErrUnsupportedMedia
 		}
 	}
 	switch mt {
@@ -75,7 +77,7 @@ func parsePublishBody(contentType string, body []byte) (registry.PublishRequest,
 		return registry.PublishRequest{Content: []byte(*p.Content), Tags: p.Tags,
 			Given: protocol.Given{Title: p.Name, Description: p.Description}}, nil
 	}
-	return registry.PublishRequest{}, errUnsupportedMedia
+	return registry.PublishRequest{}, problem.ErrUnsupportedMedia
 }
 
 func (s *Server) publishProtocol(c echo.Context) error {
@@ -99,7 +101,7 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
-	d, err := PathHash(c)
+	d, err := param.PathHash(c)
 	if err != nil {
 		return err
 	}
@@ -163,7 +165,7 @@ type withdrawJSON struct {
 }
 
 func (s *Server) withdrawProtocol(c echo.Context) error {
-	d, err := PathHash(c)
+	d, err := param.PathHash(c)
 	if err != nil {
 		return err
 	}

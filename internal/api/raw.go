@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/api/param"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 )
@@ -18,7 +19,7 @@ const (
 )
 
 func (s *Server) rawByPath(c echo.Context) error {
-	d, err := PathHash(c)
+	d, err := param.PathHash(c)
 	if err != nil {
 		return err
 	}
@@ -26,7 +27,7 @@ func (s *Server) rawByPath(c echo.Context) error {
 }
 
 func (s *Server) rawByQuery(c echo.Context) error {
-	d, err := QueryHash(c)
+	d, err := param.QueryHash(c)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 func openPostgres(t *testing.T) store.Store { return openPostgresTB(t) }

@@ -29,7 +29,7 @@ var developmentVariables = []struct{ Name, Usage string }{
 	{"REGISTRY_TEST_REQUIRE_POSTGRES", "`1`: fail instead of skipping when no PostgreSQL is reachable"},
 	{"REGISTRY_TEST_REQUIRE_BROWSER", "`1`: fail instead of skipping when no Chromium is found for the browser tests"},
 	{"REGISTRY_TEST_CHROMIUM", "path of the Chromium/Chrome binary for the browser tests"},
-	{"REGISTRY_TEST_FAULTS", "`1`: run the fault-injection tests (internal/faulttest)"},
+	{"REGISTRY_TEST_FAULTS", "`1`: run the fault-injection tests (internal/testing/fault)"},
 	{"REGISTRY_TEST_LOAD_DURATION", "how long the fault tests' sustained load runs per engine (a duration; default 30s)"},
 	{"REGISTRY_SCREENSHOTS", "directory where the browser test writes the README screenshots"},
 	{"REGISTRY_BENCH_SMOKE", "`1`: run the benchmark harness end to end in `go test` (`make bench-smoke`, bench module)"},

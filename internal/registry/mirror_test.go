@@ -311,7 +311,9 @@ func TestMirrorRefusesBadConfiguration(t *testing.T) {
 	}
 }
 
-func newMirroringService(t *testing.T, upstreams ...string) *registry.Service {
+// newMirroringService returns the service and the store beneath it, which the
+// tests read to see what the mirror kept.
+func newMirroringService(t *testing.T, upstreams ...string) (*registry.Service, store.Store) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "registry.db"))
 	if err != nil {
@@ -320,12 +322,12 @@ func newMirroringService(t *testing.T, upstreams ...string) *registry.Service {
 	t.Cleanup(func() { st.Close() })
 	m, _ := newMirror(t, registry.MirrorConfig{NegativeTTL: -1}, upstreams...)
 	// No raw cache: every read after the first must come from the store.
-	return registry.New(st, registry.Config{Upstream: m})
+	return registry.New(st, registry.Config{Upstream: m}), st
 }
 
 func TestServiceMirrorsOnceAndRecordsOrigin(t *testing.T) {
 	up := newUpstream(t, serving(mirrorDoc))
-	svc := newMirroringService(t, up.URL)
+	svc, st := newMirroringService(t, up.URL)
 	ctx := context.Background()
 	d := digestOf(t, mirrorDoc)
 
@@ -333,7 +335,7 @@ func TestServiceMirrorsOnceAndRecordsOrigin(t *testing.T) {
 	if err != nil || !bytes.Equal(got, mirrorDoc) {
 		t.Fatalf("Raw: %v %q", err, got)
 	}
-	e, err := svc.Store().Get(ctx, d, true)
+	e, err := st.Get(ctx, d, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +357,7 @@ func TestServiceMirrorsOnceAndRecordsOrigin(t *testing.T) {
 
 func TestServiceStoresNothingFromLiars(t *testing.T) {
 	liar := newUpstream(t, lying)
-	svc := newMirroringService(t, liar.URL)
+	svc, st := newMirroringService(t, liar.URL)
 	ctx := context.Background()
 	d := digestOf(t, mirrorDoc)
 	if _, err := svc.Raw(ctx, d); !errors.Is(err, store.ErrNotFound) {
@@ -365,7 +367,7 @@ func TestServiceStoresNothingFromLiars(t *testing.T) {
 		t.Fatalf("the lie was stored: %+v", s)
 	}
 	// The lie's own digest was not stored either.
-	if _, err := svc.Store().Get(ctx, digestOf(t, []byte("# Not what you asked for\n")), false); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Get(ctx, digestOf(t, []byte("# Not what you asked for\n")), false); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("lie stored under its own digest: %v", err)
 	}
 }

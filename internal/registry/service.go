@@ -60,8 +60,11 @@ func New(s store.Store, cfg Config) *Service {
 		touchState: touchState{touched: map[int64]time.Time{}}}
 }
 
-// Store exposes the underlying store to operations code (readiness, export).
-func (s *Service) Store() store.Store { return s.store }
+// Ready reports whether the store answers (readiness probes).
+func (s *Service) Ready(ctx context.Context) error { return s.store.Ping(ctx) }
+
+// Engine names the storage engine ("sqlite" or "postgres").
+func (s *Service) Engine() string { return s.store.Engine() }
 
 // Config returns the service's configuration.
 func (s *Service) Config() Config { return s.cfg }

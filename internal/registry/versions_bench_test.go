@@ -25,7 +25,7 @@ func BenchmarkVersionsUnderManyClaims(b *testing.B) {
 			b.Fatal(err)
 		}
 		if claims = append(claims, nd); len(claims) == cap(claims) {
-			if _, err := svc.Store().PutMany(ctx, claims); err != nil {
+			if _, err := svc.store.PutMany(ctx, claims); err != nil {
 				b.Fatal(err)
 			}
 			claims = claims[:0]

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/api/param"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -71,7 +71,7 @@ func (p *Pages) protocol(c echo.Context) error {
 	if c.Param("*") == "" {
 		return redirectToBrowse(c)
 	}
-	d, err := api.PathHash(c)
+	d, err := param.PathHash(c)
 	if err != nil {
 		return err
 	}

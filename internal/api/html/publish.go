@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -77,7 +77,7 @@ func (p *Pages) publish(c echo.Context) error {
 		return p.render(c, status, "publish", page)
 	}
 	fail := func(field string, err error) error {
-		status, _, msg := api.Classify(err)
+		status, _, msg := problem.Classify(err)
 		if status >= http.StatusInternalServerError {
 			p.log.Error("publish form failed", "status", status, "error", err)
 		}

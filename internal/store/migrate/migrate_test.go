@@ -15,7 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/agora-registry/registry/internal/store/migrate"
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/migrations"
 )
 

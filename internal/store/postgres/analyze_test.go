@@ -10,8 +10,8 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // With autovacuum off, only the store itself refreshes the planner's

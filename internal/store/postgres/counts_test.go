@@ -13,8 +13,8 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/migrations"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/storetest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 func exec(t *testing.T, dsn, sql string, args ...any) {

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/storetest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // openStore opens a migrated store on a fresh database for one test.

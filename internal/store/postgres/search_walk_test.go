@@ -11,7 +11,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // TestSearchWalksLargeTiers pages through relevance searches whose head

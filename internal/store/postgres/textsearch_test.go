@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/storetest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 func TestDistinctWordsKeepsFirstOccurrences(t *testing.T) {

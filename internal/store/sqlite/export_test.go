@@ -4,12 +4,9 @@ import (
 	"context"
 )
 
-// SetWalkThreshold lets tests force either plan of filtered listings.
-func SetWalkThreshold(n int) (restore func()) {
-	old := walkThreshold
-	walkThreshold = n
-	return func() { walkThreshold = old }
-}
+// SetWalkThreshold lets tests force either plan of filtered listings; call
+// it before the store is shared.
+func (s *Store) SetWalkThreshold(n int) { s.walkThreshold = n }
 
 // ExecWrite runs a statement on the write connection, for measurements
 // that change engine settings.

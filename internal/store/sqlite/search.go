@@ -24,10 +24,10 @@ const maxTagCounts = 1000
 // ranking is computed from the full-text index without reading documents.
 const tierUnit = 1 << 48
 
-// walkThreshold decides how a filtered newest/name listing runs: with few
-// candidates (matches of the words or tags) they are looked up and sorted;
-// with many, the sort index is walked and stops after one page.
-var walkThreshold = 2000
+// defaultWalkThreshold decides how a filtered newest/name listing runs:
+// with few candidates (matches of the words or tags) they are looked up and
+// sorted; with many, the sort index is walked and stops after one page.
+const defaultWalkThreshold = 2000
 
 // quote makes a word an FTS5 string: no operator, column filter or prefix
 // syntax typed by a user reaches FTS5.
@@ -266,7 +266,7 @@ func listQuery(q store.Query, terms []string, cur store.Cursor, hasCursor, walk 
 }
 
 // manyCandidates reports whether every filter matches more than
-// walkThreshold rows.
+// s.walkThreshold rows.
 func (s *Store) manyCandidates(ctx context.Context, terms, tags []string) (bool, error) {
 	count := func(query string, arg any) (int, error) {
 		var n int
@@ -275,13 +275,13 @@ func (s *Store) manyCandidates(ctx context.Context, terms, tags []string) (bool,
 	}
 	for _, tag := range tags {
 		n, err := count(`SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, tag)
-		if err != nil || n <= walkThreshold {
+		if err != nil || n <= s.walkThreshold {
 			return false, err
 		}
 	}
 	if len(terms) > 0 {
 		n, err := count(`SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?`, ftsMatch(terms, false, ""))
-		if err != nil || n <= walkThreshold {
+		if err != nil || n <= s.walkThreshold {
 			return false, err
 		}
 	}

@@ -29,8 +29,11 @@ func TestConformance(t *testing.T) {
 // Filtered listings walk the sort index when the filters match many rows;
 // the suite's stores are small, so run it once more with that plan forced.
 func TestConformanceWalkingSortIndex(t *testing.T) {
-	defer sqlite.SetWalkThreshold(-1)()
-	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := openTemp(t)
+		s.SetWalkThreshold(-1)
+		return s
+	})
 }
 
 func TestBadPaths(t *testing.T) {

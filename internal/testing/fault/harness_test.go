@@ -1,4 +1,4 @@
-package faulttest
+package fault
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/registryproc"
+	"github.com/agora-registry/registry/internal/testing/registryproc"
 )
 
 // EnvFaults switches the fault and load tests on.
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "SKIPPING FAULT AND LOAD TESTS: set %s=1 (they restart the local PostgreSQL cluster; run them in their own `go test -p 1` invocation)\n", EnvFaults)
 		os.Exit(m.Run()) // every test skips itself
 	}
-	dir, err := os.MkdirTemp("", "registry-faulttest-")
+	dir, err := os.MkdirTemp("", "registry-fault-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

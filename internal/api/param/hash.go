@@ -1,4 +1,6 @@
-package api
+// Package param reads protocol hashes from a request's path and query, for
+// both the JSON API and the HTML pages.
+package param
 
 import (
 	"net/url"

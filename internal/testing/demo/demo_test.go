@@ -1,4 +1,4 @@
-package demotest
+package demo
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/securitytest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // linkNext reads a Link header's rel="next" target.
@@ -20,7 +20,7 @@ var linkNext = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
 // document, oldest first, in pages of DemoListLimit joined by Link.
 func TestDemoListIsEveryProtocolOldestFirst(t *testing.T) {
 	const limit = 3
-	eachEngine(t, securitytest.Options{DemoListLimit: limit}, func(t *testing.T, s *securitytest.Server) {
+	eachEngine(t, security.Options{DemoListLimit: limit}, func(t *testing.T, s *security.Server) {
 		var ids []string
 		for i := range 8 {
 			res, id, _ := submit(t, s, fmt.Sprintf("Demo %d", i), fmt.Sprintf("Negotiated protocol %d", i),

@@ -1,4 +1,4 @@
-package demotest
+package demo
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/securitytest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // The list is written a store chunk at a time, never gathered in memory
@@ -15,7 +15,7 @@ import (
 // of entries must not cost memory in proportion. A gathered answer is sent
 // with Content-Length; a streamed one is chunked.
 func TestDemoListIsStreamed(t *testing.T) {
-	eachEngine(t, securitytest.Options{}, func(t *testing.T, s *securitytest.Server) {
+	eachEngine(t, security.Options{}, func(t *testing.T, s *security.Server) {
 		for i := range 40 {
 			if res, _, _ := submit(t, s, fmt.Sprintf("Stream %d", i), strings.Repeat("A long description. ", 12),
 				fmt.Sprintf("Protocol %d of the streamed list.", i)); res.Status != 200 {

@@ -1,4 +1,4 @@
-package faulttest
+package fault
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // EnvLoadDuration sets how long the sustained load runs per engine (a Go

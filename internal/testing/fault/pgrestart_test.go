@@ -1,4 +1,4 @@
-package faulttest
+package fault
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // Phases of the outage test; results are counted per phase.
@@ -165,7 +165,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}
 	if len(busy) > 0 {
 		t.Fatalf("other clients are using the PostgreSQL cluster, refusing to restart it under them: %v\n"+
-			"run the fault tests in their own invocation: REGISTRY_TEST_FAULTS=1 go test -count=1 -p 1 ./internal/faulttest/", busy)
+			"run the fault tests in their own invocation: REGISTRY_TEST_FAULTS=1 go test -count=1 -p 1 ./internal/testing/fault/", busy)
 	}
 
 	t.Logf("waited %.1fs for the cluster to be free of other clients", time.Since(waitBegan).Seconds())

@@ -1,4 +1,4 @@
-package demotest
+package demo
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/securitytest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // negotiatedDocument is what the demo's negotiator ends with: Markdown
@@ -19,7 +19,7 @@ const negotiatedDocument = "# Protocol\n\nThe sender sends a JSON object; the re
 // source.replace('protocol', 'metadata'), and from the list. Those must
 // be what was posted, not the document's heading and first paragraph.
 func TestDemoNameAndDescriptionWinOverTheFallback(t *testing.T) {
-	eachEngine(t, securitytest.Options{}, func(t *testing.T, s *securitytest.Server) {
+	eachEngine(t, security.Options{}, func(t *testing.T, s *security.Server) {
 		const name, description = "Weather forecast exchange", "Ask for the forecast of a city on a date."
 		res, id, source := submit(t, s, name, description, negotiatedDocument)
 		if res.Status != 200 {
@@ -78,7 +78,7 @@ func TestDemoNameAndDescriptionWinOverTheFallback(t *testing.T) {
 
 // The path form answers errors like /protocol/{hash}.
 func TestDemoMetadataPathErrors(t *testing.T) {
-	eachEngine(t, securitytest.Options{}, func(t *testing.T, s *securitytest.Server) {
+	eachEngine(t, security.Options{}, func(t *testing.T, s *security.Server) {
 		for path, want := range map[string]string{
 			"/metadata/not-a-hash":                               `"code":"malformed_hash"`,
 			"/metadata/0000000000000000000000000000000000000000": `"code":"not_found"`,

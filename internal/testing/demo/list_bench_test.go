@@ -1,4 +1,4 @@
-package demotest
+package demo
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/securitytest"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/storetest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // BenchmarkDemoList measures the demo's GET / on each engine: one answer
@@ -24,12 +24,12 @@ import (
 // registry and the discarding client) and, on PostgreSQL, the database
 // backends'. Docs: docs/benchmarks/demo-list.md.
 //
-//	go test -run '^$' -bench DemoList -benchtime 200x ./internal/demotest/
+//	go test -run '^$' -bench DemoList -benchtime 200x ./internal/testing/demo/
 func BenchmarkDemoList(b *testing.B) {
 	const listedDocs = 1000
-	for _, engine := range securitytest.Engines {
+	for _, engine := range security.Engines {
 		b.Run(engine, func(b *testing.B) {
-			s := securitytest.Start(b, securitytest.Options{Engine: engine})
+			s := security.Start(b, security.Options{Engine: engine})
 			seed(b, s.Store, listedDocs)
 			var pids []int
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}

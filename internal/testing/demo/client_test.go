@@ -1,4 +1,4 @@
-package demotest
+package demo
 
 import (
 	"crypto/sha1"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/agora-registry/registry/internal/securitytest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // demoHeaders are what python-requests sends beside a body.
@@ -106,7 +106,7 @@ func pythonString(s string) string {
 
 // submit is submit_protocol_to_public_db: POST the DB's root, and the
 // source URL it builds with urlencode.
-func submit(t *testing.T, s *securitytest.Server, name, description, protocol string) (response, string, string) {
+func submit(t *testing.T, s *security.Server, name, description, protocol string) (response, string, string) {
 	t.Helper()
 	res := call(t, "POST", s.URL, pythonJSON("name", name, "description", description, "protocol", protocol))
 	id := computeHash(t, protocol)
@@ -161,12 +161,12 @@ func computeHash(t *testing.T, s string) string {
 
 // eachEngine runs a test against a registry on each store engine, set up
 // as a demo network runs it: publishing open (the demo sends no token).
-func eachEngine(t *testing.T, o securitytest.Options, test func(t *testing.T, s *securitytest.Server)) {
-	for _, engine := range securitytest.Engines {
+func eachEngine(t *testing.T, o security.Options, test func(t *testing.T, s *security.Server)) {
+	for _, engine := range security.Engines {
 		t.Run(engine, func(t *testing.T) {
 			o := o
 			o.Engine, o.OpenPublish = engine, true
-			test(t, securitytest.Start(t, o))
+			test(t, security.Start(t, o))
 		})
 	}
 }

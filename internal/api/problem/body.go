@@ -1,4 +1,4 @@
-package api
+package problem
 
 import (
 	"errors"
@@ -9,16 +9,16 @@ import (
 	"syscall"
 )
 
-// statusClientClosedRequest is nginx's 499: the client went away before
+// StatusClientClosedRequest is nginx's 499: the client went away before
 // its request was whole. Nobody reads the answer; the status is for the
 // request log and metrics, which must not count it as a server failure.
-const statusClientClosedRequest = 499
+const StatusClientClosedRequest = 499
 
 // Refusals of a body that could not be read.
 var (
 	errBodyFraming    = &httpStatusError{status: http.StatusBadRequest, code: "malformed_body", message: "the request body's framing is malformed (bad chunked encoding)"}
 	errBodyTimeout    = &httpStatusError{status: http.StatusRequestTimeout, code: "request_timeout", message: "the request body did not arrive in time"}
-	errClientVanished = &httpStatusError{status: statusClientClosedRequest, code: "client_closed_request", message: "the connection closed before the whole request body arrived"}
+	errClientVanished = &httpStatusError{status: StatusClientClosedRequest, code: "client_closed_request", message: "the connection closed before the whole request body arrived"}
 )
 
 // bodyReadError is a failure to read the request body other than its size
@@ -40,6 +40,10 @@ func (e *bodyReadError) classified() *httpStatusError {
 	}
 	return errBodyFraming
 }
+
+// MarkBody wraps a request body so its read errors are classified as the
+// client's doing.
+func MarkBody(body io.ReadCloser) io.ReadCloser { return markedBody{body} }
 
 // markedBody marks the body's read errors as bodyReadError (io.EOF stays
 // io.EOF, the normal end).

@@ -1,4 +1,4 @@
-package faulttest
+package fault
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agora-registry/registry/internal/store/pgtest"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // cluster drives the machine's PostgreSQL cluster with pg_ctlcluster.

@@ -1,8 +1,8 @@
-// Package securitytest starts the real registry (JSON API + HTML pages over
+// Package security starts the real registry (JSON API + HTML pages over
 // a real store engine) on a loopback socket for hostile-input tests, and
 // takes snapshots of the store so a test can prove a refused request
 // changed nothing. The tests themselves live beside it (*_security_test.go).
-package securitytest
+package security
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ import (
 	"github.com/agora-registry/registry/internal/api/html"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/pgtest"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // Engines are the store engines a test can run against.
@@ -111,7 +111,7 @@ func openStore(t testing.TB, engine string) store.Store {
 	case "postgres":
 		st, err = postgres.Open(ctx, pgtest.NewDatabase(t))
 	default:
-		t.Fatalf("securitytest: unknown engine %q", engine)
+		t.Fatalf("security harness: unknown engine %q", engine)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,10 @@
-package demotest
+package demo
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/securitytest"
+	"github.com/agora-registry/registry/internal/testing/security"
 )
 
 // A Python str may hold a lone surrogate (from surrogateescape, or a
@@ -13,7 +13,7 @@ import (
 // the one the client hashed. Every JSON publish path refuses it, and
 // stores nothing; a proper pair is one character and is stored exactly.
 func TestLoneSurrogateIsRefused(t *testing.T) {
-	eachEngine(t, securitytest.Options{}, func(t *testing.T, s *securitytest.Server) {
+	eachEngine(t, security.Options{}, func(t *testing.T, s *security.Server) {
 		auth := []string{"Authorization", "Bearer " + s.PublishToken}
 		before := s.Snapshot(t)
 		for _, c := range []struct {

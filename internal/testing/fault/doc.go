@@ -1,4 +1,4 @@
-// Package faulttest holds the reliability tests of the registry: real
+// Package fault holds the reliability tests of the registry: real
 // processes on this machine under real faults (PostgreSQL restarted under
 // load, the registry killed with SIGKILL mid-write on SQLite) and a sustained
 // mixed load with a memory-leak check; slow clients attacking the
@@ -10,5 +10,5 @@
 // affects the whole local cluster, so run this package on its own, after
 // the main test run:
 //
-//	REGISTRY_TEST_FAULTS=1 go test -count=1 -p 1 -timeout 8m ./internal/faulttest/
-package faulttest
+//	REGISTRY_TEST_FAULTS=1 go test -count=1 -p 1 -timeout 8m ./internal/testing/fault/
+package fault

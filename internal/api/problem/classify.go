@@ -1,0 +1,98 @@
+// Package problem turns any error into the status, stable code and
+// user-safe message a client is shown: the one table both the JSON API and
+// the HTML pages answer from.
+package problem
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agora-registry/registry/internal/apperr"
+)
+
+// statusOf is THE table from error kind to HTTP status.
+var statusOf = map[apperr.Kind]int{
+	apperr.Internal:        http.StatusInternalServerError,
+	apperr.Invalid:         http.StatusBadRequest,
+	apperr.NotFound:        http.StatusNotFound,
+	apperr.Gone:            http.StatusGone,
+	apperr.Conflict:        http.StatusConflict,
+	apperr.Unauthenticated: http.StatusUnauthorized,
+	apperr.Forbidden:       http.StatusForbidden,
+	apperr.TooLarge:        http.StatusRequestEntityTooLarge,
+	apperr.RateLimited:     http.StatusTooManyRequests,
+	apperr.Unavailable:     http.StatusServiceUnavailable,
+}
+
+// Errors the transport itself raises.
+var (
+	errRouteNotFound    = apperr.New(apperr.NotFound, "route_not_found", "no such endpoint")
+	ErrBodyTooLarge     = apperr.New(apperr.TooLarge, "body_too_large", "the request body is too large")
+	errTimeout          = apperr.New(apperr.Unavailable, "timeout", "the request took too long; try again")
+	errInternal         = apperr.New(apperr.Internal, "internal", "internal error")
+	errMethodNotAllowed = &httpStatusError{status: http.StatusMethodNotAllowed, code: "method_not_allowed", message: "this endpoint does not support the method"}
+	ErrUnsupportedMedia = &httpStatusError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", message: "send text/markdown, text/plain or application/json"}
+)
+
+// httpStatusError is for the few statuses no apperr.Kind names (405, 415).
+type httpStatusError struct {
+	status        int
+	code, message string
+}
+
+func (e *httpStatusError) Error() string { return e.message }
+
+// Classify turns any error into status, code and a message safe to show.
+func Classify(err error) (status int, code, message string) {
+	var hs *httpStatusError
+	var he *echo.HTTPError
+	var mbe *http.MaxBytesError
+	var bre *bodyReadError
+	switch {
+	case errors.As(err, &bre):
+		hs = bre.classified()
+		return hs.status, hs.code, hs.message
+	case errors.As(err, &hs):
+		return hs.status, hs.code, hs.message
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge.Code, "the request body is larger than " + strconv.FormatInt(mbe.Limit, 10) + " bytes"
+	case apperr.As(err) != nil:
+		ae := apperr.As(err)
+		status = statusOf[ae.Kind]
+		if status == 0 || ae.Kind == apperr.Internal {
+			return http.StatusInternalServerError, errInternal.Code, errInternal.Message
+		}
+		return status, ae.Code, ae.Message
+	case errors.As(err, &he):
+		return fromEchoError(he)
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, errTimeout.Code, errTimeout.Message
+	}
+	return http.StatusInternalServerError, errInternal.Code, errInternal.Message
+}
+
+// fromEchoError maps the router's own errors (404, 405, …).
+func fromEchoError(he *echo.HTTPError) (int, string, string) {
+	switch he.Code {
+	case http.StatusNotFound:
+		return he.Code, errRouteNotFound.Code, errRouteNotFound.Message
+	case http.StatusMethodNotAllowed:
+		return he.Code, errMethodNotAllowed.code, errMethodNotAllowed.message
+	case http.StatusRequestEntityTooLarge:
+		return he.Code, ErrBodyTooLarge.Code, ErrBodyTooLarge.Message
+	case http.StatusUnsupportedMediaType:
+		return he.Code, ErrUnsupportedMedia.code, ErrUnsupportedMedia.message
+	}
+	if he.Code >= 500 {
+		return http.StatusInternalServerError, errInternal.Code, errInternal.Message
+	}
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok && m != "" {
+		msg = m
+	}
+	return he.Code, "http_" + strconv.Itoa(he.Code), msg
+}
