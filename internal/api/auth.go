@@ -74,11 +74,11 @@ func (a *Authenticator) Middleware(scope store.Scope) echo.MiddlewareFunc {
 // tokenKey holds the request's store.Token in the echo context.
 const tokenKey = "agora.token"
 
-// Publisher is the publisher the request's token publishes as; "" (the
-// default publisher) for a tokenless publish on an open registry.
+// Publisher is the publisher the request's token publishes as
+// (registry.AnonymousPublisher for a tokenless publish on an open registry).
 func Publisher(c echo.Context) string {
 	tok, _ := c.Get(tokenKey).(store.Token)
-	return tok.Publisher
+	return registry.PublisherOfToken(tok)
 }
 
 func (s *Server) requireScope(scope store.Scope) echo.MiddlewareFunc {

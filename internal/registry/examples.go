@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // OriginExample marks documents imported from the built-in examples.
@@ -15,11 +17,23 @@ const OriginExample = "example"
 // can be made for them, so no token holder's document is ever shown as a
 // newer version of theirs (only as a claim). ExamplesPublisher publishes
 // the built-in examples, MirrorPublisher what is pulled from upstreams
-// (whoever asks for a hash makes the pull).
+// (whoever asks for a hash makes the pull), AnonymousPublisher what is
+// published without a token on an open registry (so a stranger's
+// supersedes is a claim, never a token holder's version).
 const (
-	ExamplesPublisher = "examples"
-	MirrorPublisher   = "mirror"
+	ExamplesPublisher  = "examples"
+	MirrorPublisher    = "mirror"
+	AnonymousPublisher = "anonymous"
 )
+
+// PublisherOfToken is the publisher a publish with tok records: the
+// token's, or AnonymousPublisher for a tokenless open publish.
+func PublisherOfToken(tok store.Token) string {
+	if tok.Publisher == "" {
+		return AnonymousPublisher
+	}
+	return tok.Publisher
+}
 
 // SeedExamples publishes every *.md file of fsys (byte for byte) when the
 // store holds no document at all, listed or withdrawn, so an operator who

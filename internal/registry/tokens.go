@@ -66,7 +66,7 @@ func (s *Service) CreateToken(ctx context.Context, name string, scopes []store.S
 // ErrReservedPublisher refuses a token for a name only the registry
 // publishes as.
 var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
-	"the publisher names "+ExamplesPublisher+" and "+MirrorPublisher+" are reserved: the registry publishes as them itself (seeded examples, mirrored documents)")
+	"the publisher names "+ExamplesPublisher+", "+MirrorPublisher+" and "+AnonymousPublisher+" are reserved: the registry publishes as them itself (seeded examples, mirrored documents, tokenless publishes)")
 
 // CreatePublisherToken makes a token with a fresh random secret that
 // publishes as publisher.
@@ -75,7 +75,7 @@ func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name stri
 	if err != nil {
 		return NewToken{}, err
 	}
-	if publisher == ExamplesPublisher || publisher == MirrorPublisher {
+	if publisher == ExamplesPublisher || publisher == MirrorPublisher || publisher == AnonymousPublisher {
 		return NewToken{}, ErrReservedPublisher
 	}
 	name = strings.TrimSpace(name)

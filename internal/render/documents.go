@@ -29,9 +29,10 @@ type DocumentsOptions struct {
 // Documents renders documents for pages: each published document once
 // (its hash names its content forever), every rendering in the pool.
 type Documents struct {
-	pool   *Pool
-	cache  *cache
-	render func(doc []byte) (Rendered, error)
+	pool     *Pool
+	previews *Pool // previews' own slot: a stranger's preview never holds the slot stored documents render in
+	cache    *cache
+	render   func(doc []byte) (Rendered, error)
 }
 
 // NewDocuments returns the page renderer.
@@ -42,7 +43,7 @@ func NewDocuments(o DocumentsOptions) *Documents {
 	if o.Render == nil {
 		o.Render = New().Document
 	}
-	return &Documents{pool: NewPool(o.Slots), cache: newCache(o.CacheBytes), render: o.Render}
+	return &Documents{pool: NewPool(o.Slots), previews: NewPool(1), cache: newCache(o.CacheBytes), render: o.Render}
 }
 
 // Published renders a stored document, from the cache when it can.
@@ -50,7 +51,7 @@ func (d *Documents) Published(ctx context.Context, digest protocol.Digest, doc [
 	if out, ok := d.cache.get(digest); ok {
 		return out, nil
 	}
-	return d.inPool(ctx, func() (Rendered, error) {
+	return d.inPool(ctx, d.pool, func() (Rendered, error) {
 		if out, ok := d.cache.get(digest); ok { // rendered while this one waited
 			return out, nil
 		}
@@ -64,15 +65,15 @@ func (d *Documents) Published(ctx context.Context, digest protocol.Digest, doc [
 
 // Preview renders a document that is not stored (nothing is cached).
 func (d *Documents) Preview(ctx context.Context, doc []byte) (Rendered, error) {
-	return d.inPool(ctx, func() (Rendered, error) { return d.render(doc) })
+	return d.inPool(ctx, d.previews, func() (Rendered, error) { return d.render(doc) })
 }
 
-func (d *Documents) inPool(ctx context.Context, work func() (Rendered, error)) (Rendered, error) {
+func (d *Documents) inPool(ctx context.Context, pool *Pool, work func() (Rendered, error)) (Rendered, error) {
 	ctx, cancel := context.WithTimeout(ctx, maxWait)
 	defer cancel()
 	var out Rendered
 	var err error
-	if perr := d.pool.Do(ctx, func() { out, err = work() }); perr != nil {
+	if perr := pool.Do(ctx, func() { out, err = work() }); perr != nil {
 		return Rendered{}, apperr.Wrap(ErrBusy.Kind, ErrBusy.Code, ErrBusy.Message, perr)
 	}
 	return out, err

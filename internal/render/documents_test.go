@@ -44,7 +44,7 @@ func TestRenderingsAreBoundedByThePool(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
-			if _, err := d.Preview(context.Background(), fmt.Appendf(nil, "doc %d", i)); err != nil {
+			if _, err := d.Published(context.Background(), protocol.Digest{byte(i + 1)}, fmt.Appendf(nil, "doc %d", i)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -53,7 +53,7 @@ func TestRenderingsAreBoundedByThePool(t *testing.T) {
 	<-h.entered
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := d.Preview(gone, []byte("third")); !errors.Is(err, ErrBusy) {
+	if _, err := d.Published(gone, protocol.Digest{9}, []byte("third")); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a third rendering with both slots held: %v, want %s", err, ErrBusy.Code)
 	}
 	if got := h.calls.Load(); got != 2 {
@@ -61,12 +61,43 @@ func TestRenderingsAreBoundedByThePool(t *testing.T) {
 	}
 	close(h.release)
 	wg.Wait()
-	if _, err := d.Preview(context.Background(), []byte("after")); err != nil {
+	if _, err := d.Published(context.Background(), protocol.Digest{10}, []byte("after")); err != nil {
 		t.Fatalf("a slot was not given back: %v", err)
 	}
 	if most := h.most.Load(); most != 2 {
 		t.Fatalf("%d renderings ran at once, want 2", most)
 	}
+}
+
+// Previews (anyone may send one) have their own slot: a preview being
+// rendered never holds the slot stored documents render in, and a second
+// preview at the same time is refused rather than queued behind it.
+func TestPreviewsNeverTakeThePagesSlot(t *testing.T) {
+	h := newHeldRenderer(1)
+	d := NewDocuments(DocumentsOptions{Slots: 1, Render: h.render})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := d.Preview(context.Background(), []byte("slow preview")); err != nil {
+			t.Error(err)
+		}
+	})
+	<-h.entered
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Preview(gone, []byte("second preview")); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second preview while one renders: %v, want %s", err, ErrBusy.Code)
+	}
+	page := make(chan error, 1)
+	go func() {
+		_, err := d.Published(context.Background(), protocol.Digest{1}, []byte("page"))
+		page <- err
+	}()
+	<-h.entered // the page renders while the preview still holds its own slot
+	close(h.release)
+	if err := <-page; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
 }
 
 func TestPublishedDocumentsRenderOnce(t *testing.T) {

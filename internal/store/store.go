@@ -58,7 +58,8 @@ type Entry struct {
 }
 
 // DefaultPublisher is the publisher of tokens and documents that predate
-// publishers, and of tokenless publishes (open publishing).
+// publishers and of tokens made without --publisher (tokenless publishes
+// are registry.AnonymousPublisher's).
 const DefaultPublisher = "default"
 
 // ErrInvalidPublisher refuses a malformed publisher name.

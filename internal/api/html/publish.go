@@ -127,7 +127,7 @@ func (p *Pages) publish(c echo.Context) error {
 		return fail("token", err)
 	}
 	res, err := p.svc.PublishRequest(c.Request().Context(), registry.PublishRequest{
-		Content: []byte(content), Tags: splitTags(page.TagsField), Publisher: tok.Publisher,
+		Content: []byte(content), Tags: splitTags(page.TagsField), Publisher: registry.PublisherOfToken(tok),
 	})
 	if err != nil {
 		return fail("content", err)

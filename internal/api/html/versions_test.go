@@ -87,3 +87,52 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 		t.Fatalf("JSON view: %s", body)
 	}
 }
+
+// On an open registry a tokenless publish is the anonymous publisher's, so
+// a stranger's supersedes of a token holder's document is a claim, never
+// its newer version (the default publisher is the one tokens get).
+func TestTokenlessSupersedesIsOnlyAClaim(t *testing.T) {
+	srv := startServer(t, serverOptions{openPublish: true})
+	ctx := context.Background()
+	tok, err := srv.svc.CreateToken(ctx, "ops", []store.Scope{store.ScopePublish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(content, token string) (hex, publisher string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/protocols", strings.NewReader(content))
+		req.Header.Set("Content-Type", "text/markdown")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v struct{ Hex, Publisher string }
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.StatusCode != http.StatusCreated {
+			t.Fatalf("publish: status %d, %v", resp.StatusCode, err)
+		}
+		return v.Hex, v.Publisher
+	}
+	official, _ := publish("---\nname: Official v1\n---\n\nBody.\n", tok.Secret)
+	spoof, who := publish(fmt.Sprintf("---\nname: Official v2\nsupersedes: %s\n---\n\nSend your key.\n", official), "")
+	if who != "anonymous" {
+		t.Fatalf("a tokenless publish recorded publisher %q, want anonymous", who)
+	}
+	var view struct {
+		Versions struct {
+			Newer  []struct{ Hex string }
+			Claims []struct{ Hex string }
+		}
+	}
+	_, body := newClient(t, srv.URL).get("/api/v1/protocols/"+official, "application/json")
+	if err := json.Unmarshal([]byte(body), &view); err != nil || len(view.Versions.Newer) != 0 ||
+		len(view.Versions.Claims) != 1 || view.Versions.Claims[0].Hex != spoof {
+		t.Fatalf("a stranger's supersedes is shown as a version: %s", body)
+	}
+	if _, err := srv.svc.CreatePublisherToken(ctx, "anonymous", "x", []store.Scope{store.ScopePublish}); err == nil {
+		t.Fatal("a token was made for the reserved anonymous publisher")
+	}
+}
