@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agora-registry/registry/internal/agent"
 )
@@ -30,12 +31,12 @@ func wellknown(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("read from", wk.URL)
+	fmt.Println("read from", printable(wk.URL))
 	if len(wk.Meta) > 0 {
 		var meta any
 		if json.Unmarshal(wk.Meta, &meta) == nil {
 			b, _ := json.MarshalIndent(meta, "  ", "  ")
-			fmt.Printf("meta:\n  %s\n", b)
+			fmt.Printf("meta:\n  %s\n", printable(string(b)))
 		}
 	}
 	var hexes []string
@@ -45,7 +46,7 @@ func wellknown(args []string) error {
 	sort.Strings(hexes)
 	fmt.Printf("supported (%d):\n", len(hexes))
 	for _, h := range hexes {
-		fmt.Println("  " + h)
+		fmt.Println("  " + printable(h))
 	}
 	var un []string
 	for d := range wk.Unsupported {
@@ -68,4 +69,16 @@ func splitEnvList(v string) []string {
 		}
 	}
 	return out
+}
+
+// printable replaces control characters (other than the newlines this
+// command writes) in what a stranger's agent sent, so its strings cannot
+// drive the terminal (escape sequences).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

@@ -236,6 +236,9 @@ func shortSource(src string) string {
 // addresses and the agent's DNS resolver).
 func errText(err error) string {
 	if e := apperr.As(err); e != nil {
+		if e.Code == safehttp.ErrBlocked.Code {
+			return safehttp.ErrBlocked.Message // the detail names the address a host name resolved to
+		}
 		return e.Message
 	}
 	return "failed"
