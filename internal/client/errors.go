@@ -30,30 +30,7 @@ func (e *Error) Error() string {
 
 // Unwrap is the classified form of the answer.
 func (e *Error) Unwrap() error {
-	return apperr.New(kindOf(e.Status), e.Code, e.Message)
-}
-
-func kindOf(status int) apperr.Kind {
-	switch {
-	case status == http.StatusNotFound:
-		return apperr.NotFound
-	case status == http.StatusGone:
-		return apperr.Gone
-	case status == http.StatusUnauthorized:
-		return apperr.Unauthenticated
-	case status == http.StatusForbidden:
-		return apperr.Forbidden
-	case status == http.StatusConflict:
-		return apperr.Conflict
-	case status == http.StatusRequestEntityTooLarge:
-		return apperr.TooLarge
-	case status == http.StatusTooManyRequests:
-		return apperr.RateLimited
-	case status >= 400 && status < 500:
-		return apperr.Invalid
-	default:
-		return apperr.Unavailable // 5xx, and 1xx/3xx the http.Client did not follow
-	}
+	return apperr.New(apperr.KindOfStatus(e.Status), e.Code, e.Message)
 }
 
 // maxMessageRunes bounds what of a stranger's detail reaches a log or a

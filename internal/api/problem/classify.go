@@ -14,20 +14,6 @@ import (
 	"github.com/agora-registry/registry/internal/apperr"
 )
 
-// statusOf is THE table from error kind to HTTP status.
-var statusOf = map[apperr.Kind]int{
-	apperr.Internal:        http.StatusInternalServerError,
-	apperr.Invalid:         http.StatusBadRequest,
-	apperr.NotFound:        http.StatusNotFound,
-	apperr.Gone:            http.StatusGone,
-	apperr.Conflict:        http.StatusConflict,
-	apperr.Unauthenticated: http.StatusUnauthorized,
-	apperr.Forbidden:       http.StatusForbidden,
-	apperr.TooLarge:        http.StatusRequestEntityTooLarge,
-	apperr.RateLimited:     http.StatusTooManyRequests,
-	apperr.Unavailable:     http.StatusServiceUnavailable,
-}
-
 // Errors the transport itself raises.
 var (
 	errRouteNotFound    = apperr.New(apperr.NotFound, "route_not_found", "no such endpoint")
@@ -62,8 +48,8 @@ func Classify(err error) (status int, code, message string) {
 		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge.Code, "the request body is larger than " + strconv.FormatInt(mbe.Limit, 10) + " bytes"
 	case apperr.As(err) != nil:
 		ae := apperr.As(err)
-		status = statusOf[ae.Kind]
-		if status == 0 || ae.Kind == apperr.Internal {
+		status = apperr.HTTPStatus(ae.Kind)
+		if status == http.StatusInternalServerError { // Internal, or a kind the table lacks: no detail leaves
 			return http.StatusInternalServerError, errInternal.Code, errInternal.Message
 		}
 		return status, ae.Code, ae.Message
