@@ -3,6 +3,7 @@ module github.com/agora-registry/registry
 go 1.26.8
 
 require (
+	github.com/agora-registry/registry/agora v0.1.0
 	code.dny.dev/ssrf v0.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
@@ -22,6 +23,7 @@ require (
 )
 
 require (
+	github.com/agora-registry/registry/agora v0.1.0
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20261006220739-8c912ac31dd4 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
@@ -96,3 +98,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// The public agent module lives in this repository; the registry builds
+// against this checkout of it.
+replace github.com/agora-registry/registry/agora => ./agora

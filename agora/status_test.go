@@ -1,4 +1,4 @@
-package apperr
+package agora
 
 import (
 	"net/http"
@@ -10,18 +10,18 @@ import (
 func TestKindSurvivesItsStatus(t *testing.T) {
 	for k, s := range statusOf {
 		want := k
-		if k == Internal {
-			want = Unavailable
+		if k == KindInternal {
+			want = KindUnavailable
 		}
-		if got := KindOfStatus(HTTPStatus(k)); got != want {
+		if got := KindOfStatus(k.HTTPStatus()); got != want {
 			t.Errorf("kind %v: status %d read back as %v, want %v", k, s, got, want)
 		}
 	}
-	if KindOfStatus(http.StatusTeapot) != Invalid || KindOfStatus(http.StatusBadGateway) != Unavailable ||
-		KindOfStatus(http.StatusFound) != Unavailable {
+	if KindOfStatus(http.StatusTeapot) != KindInvalid || KindOfStatus(http.StatusBadGateway) != KindUnavailable ||
+		KindOfStatus(http.StatusFound) != KindUnavailable {
 		t.Fatal("statuses outside the table")
 	}
-	if HTTPStatus(Kind(255)) != http.StatusInternalServerError {
+	if ErrorKind(255).HTTPStatus() != http.StatusInternalServerError {
 		t.Fatal("an unknown kind must answer 500")
 	}
 }

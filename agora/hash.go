@@ -1,22 +1,20 @@
-package protocol
+package agora
 
 import (
 	"crypto/sha256"
 	"fmt"
 
 	"github.com/pjbgf/sha1cd"
-
-	"github.com/agora-registry/registry/internal/apperr"
 )
 
 // ErrCollisionAttack refuses bytes that carry a known SHA-1 collision attack:
 // such a document could share its digest with a different, hostile one.
-var ErrCollisionAttack = apperr.New(apperr.Invalid, "sha1_collision",
+var ErrCollisionAttack = newError(KindInvalid, "sha1_collision",
 	"the document carries a known SHA-1 collision attack and is refused")
 
 // ErrHashMismatch is returned by Verify when a document is not the one its
 // digest names (a lying or broken source).
-var ErrHashMismatch = apperr.New(apperr.Invalid, "hash_mismatch",
+var ErrHashMismatch = newError(KindInvalid, "hash_mismatch",
 	"the document does not match the requested hash")
 
 // Sums are the digests of one document. SHA-256 is kept beside SHA-1 so a

@@ -1,8 +1,4 @@
-// Package protocol holds what registry and agent agree on about Agora
-// protocol documents: their identity (a SHA-1 digest with two spellings),
-// how they are hashed safely, what a valid document is, and the metadata
-// read from its front matter.
-package protocol
+package agora
 
 import (
 	"encoding/base64"
@@ -10,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/agora-registry/registry/internal/apperr"
 )
 
 // DigestSize is the length of a SHA-1 digest in bytes.
@@ -28,7 +22,7 @@ const (
 type Digest [DigestSize]byte
 
 // ErrMalformedDigest is returned for text that is neither spelling of a digest.
-var ErrMalformedDigest = apperr.New(apperr.Invalid, "malformed_hash",
+var ErrMalformedDigest = newError(KindInvalid, "malformed_hash",
 	"a protocol hash is 40 hexadecimal characters or 28 Base64 characters ending in '='")
 
 // ParseDigest reads either spelling of a digest: 40 hex characters (any
