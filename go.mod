@@ -4,14 +4,12 @@ go 1.26.8
 
 require (
 	github.com/agora-registry/registry/agora v0.1.0
-	code.dny.dev/ssrf v0.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/microcosm-cc/bluemonday v1.0.27
-	github.com/pjbgf/sha1cd v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.45.0
 	github.com/yuin/goldmark v1.8.7
@@ -23,7 +21,11 @@ require (
 )
 
 require (
-	github.com/agora-registry/registry/agora v0.1.0
+	code.dny.dev/ssrf v0.3.0 // indirect
+	github.com/pjbgf/sha1cd v0.7.0 // indirect
+)
+
+require (
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20261006220739-8c912ac31dd4 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sync/atomic"
 	"testing"
 )
 
@@ -70,23 +69,6 @@ var weather = RoutineFunc(func(_ context.Context, req Request) (string, error) {
 	return `{"error":"unknown location or date"}`, nil
 })
 
-// countingSource serves fixed bytes and counts requests.
-type countingSource struct {
-	*httptest.Server
-	hits atomic.Int32
-}
-
-func newCountingSource(t *testing.T, body []byte) *countingSource {
-	s := &countingSource{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.hits.Add(1)
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write(body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
 // post sends raw bytes and decodes the answer, checking the HTTP 200 and
 // the string body every answer must carry.
 func call(t *testing.T, method, url string, payload []byte) Answer {
@@ -127,10 +109,4 @@ const londonAnswer = `{"temperature":11,"precipitation":12,"weatherCondition":"r
 
 func weatherConfig(d Digest, allow ...string) agentSetup {
 	return agentSetup{Options: Options{Name: "bob"}, Allow: allow, Routines: map[Digest]Routine{d: weather}}
-}
-
-func newHandlerServer(t *testing.T, h http.HandlerFunc) string {
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
