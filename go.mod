@@ -3,14 +3,13 @@ module github.com/agora-registry/registry
 go 1.26.8
 
 require (
-	code.dny.dev/ssrf v0.3.0
+	github.com/agora-registry/registry/agora v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/microcosm-cc/bluemonday v1.0.27
-	github.com/pjbgf/sha1cd v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.45.0
 	github.com/yuin/goldmark v1.8.7
@@ -19,6 +18,11 @@ require (
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.62.0
+)
+
+require (
+	code.dny.dev/ssrf v0.3.0 // indirect
+	github.com/pjbgf/sha1cd v0.7.0 // indirect
 )
 
 require (
@@ -96,3 +100,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// The public agent module lives in this repository; the registry builds
+// against this checkout of it.
+replace github.com/agora-registry/registry/agora => ./agora

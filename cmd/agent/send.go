@@ -12,9 +12,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/agent"
-	"github.com/agora-registry/registry/internal/agent/safehttp"
-	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -40,7 +39,7 @@ func send(args []string) error {
 	if *to == "" {
 		return errors.New("--to is required")
 	}
-	spelling, err := agent.ParseSpelling(*hashSpelling)
+	spelling, err := agora.ParseSpelling(*hashSpelling)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func send(args []string) error {
 	client := &http.Client{Timeout: *timeout}
 
 	if *end != "" {
-		reply, err := agent.End(ctx, client, *to, *end)
+		reply, err := agora.End(ctx, client, *to, *end)
 		return printReply(reply, err)
 	}
 	text, err := readBody(*body, *bodyFile)
@@ -60,7 +59,7 @@ func send(args []string) error {
 		return err
 	}
 	if *conversation != "" {
-		reply, err := agent.Continue(ctx, client, *to, *conversation, text)
+		reply, err := agora.Continue(ctx, client, *to, *conversation, text)
 		return printReply(reply, err)
 	}
 
@@ -72,24 +71,24 @@ func send(args []string) error {
 	if err != nil {
 		return err
 	}
-	tx := agent.Outgoing{Body: text, Multiround: *multiround}
-	wk, wkErr := agent.FetchWellKnown(ctx, client, *to)
+	tx := agora.Outgoing{Body: text, Multiround: *multiround}
+	wk, wkErr := agora.FetchWellKnown(ctx, client, *to)
 	if wkErr != nil {
 		fmt.Fprintln(os.Stderr, "note:", wkErr, "- choosing without it")
 	}
-	choice, err := agent.ChooseProtocol(wk, candidates, *task)
+	choice, err := agora.ChooseProtocol(wk, candidates, *task)
 	switch {
 	case err == nil:
-		hash := agent.WireHash(wk, choice.Candidate.Digest, spelling)
+		hash := agora.WireHash(wk, choice.Candidate.Digest, spelling)
 		tx.ProtocolHash = &hash
-		tx.ProtocolSources = agent.SourcesFor(ctx, choice.Candidate, regs, *publish)
-		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Metadata.Title, choice.Reason)
+		tx.ProtocolSources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
 	case *natural:
 		fmt.Fprintln(os.Stderr, "no protocol chosen: sending natural language")
 	default:
 		return fmt.Errorf("%w (give --protocol, or --natural for a natural-language request)", err)
 	}
-	reply, err := agent.Send(ctx, client, *to, tx)
+	reply, err := agora.Send(ctx, client, *to, tx)
 	return printReply(reply, err)
 }
 
@@ -105,7 +104,7 @@ func readBody(body, file string) (string, error) {
 	return body, nil
 }
 
-func registryClients(bases []string) ([]*client.Client, error) {
+func registryClients(bases []string) ([]*agora.Registry, error) {
 	var allow []string
 	for _, b := range bases {
 		u, err := url.Parse(b)
@@ -115,14 +114,14 @@ func registryClients(bases []string) ([]*client.Client, error) {
 		allow = append(allow, u.Hostname())
 	}
 	// The sender's own registries are trusted, so their hosts are opened.
-	guarded, err := safehttp.New(safehttp.Options{Allow: allow})
+	guarded, err := agora.NewHTTPClient(agora.FetchPolicy{Allow: allow})
 	if err != nil {
 		return nil, err
 	}
 	token := os.Getenv("AGENT_REGISTRY_TOKEN")
-	var regs []*client.Client
+	var regs []*agora.Registry
 	for _, b := range bases {
-		reg, err := client.New(b, guarded.HTTP)
+		reg, err := agora.NewRegistry(b, guarded)
 		if err != nil {
 			return nil, err
 		}
@@ -134,25 +133,26 @@ func registryClients(bases []string) ([]*client.Client, error) {
 
 // loadCandidates reads --protocol arguments: document files, or hashes whose
 // titles are looked up in the registries.
-func loadCandidates(ctx context.Context, args []string, regs []*client.Client) ([]agent.Candidate, error) {
-	var out []agent.Candidate
+func loadCandidates(ctx context.Context, args []string, regs []*agora.Registry) ([]agora.Candidate, error) {
+	var out []agora.Candidate
 	for _, arg := range args {
 		if raw, err := os.ReadFile(arg); err == nil {
 			doc, err := protocol.Prepare(raw, 0)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", arg, err)
 			}
-			out = append(out, agent.Candidate{Digest: doc.Sums.SHA1, Document: raw, Metadata: doc.Metadata, Implemented: true})
+			out = append(out, agora.Candidate{Digest: doc.Sums.SHA1, Document: raw, Title: doc.Metadata.Title,
+				Description: doc.Metadata.Description, Tags: doc.Metadata.Tags, Implemented: true})
 			continue
 		}
-		d, err := protocol.ParseDigest(arg)
+		d, err := agora.ParseDigest(arg)
 		if err != nil {
 			return nil, fmt.Errorf("--protocol %q is neither a readable file nor a hash", arg)
 		}
-		c := agent.Candidate{Digest: d, Implemented: true}
+		c := agora.Candidate{Digest: d, Implemented: true}
 		for _, reg := range regs {
-			if res, err := reg.Resolve(ctx, []protocol.Digest{d}); err == nil && len(res) == 1 && res[0].Found {
-				c.Metadata.Title = res[0].Title
+			if res, err := reg.Resolve(ctx, []agora.Digest{d}); err == nil && len(res) == 1 && res[0].Found {
+				c.Title = res[0].Title
 				break
 			}
 		}
@@ -163,7 +163,7 @@ func loadCandidates(ctx context.Context, args []string, regs []*client.Client) (
 
 // printReply prints the answer's body on stdout; anything but success also
 // goes to stderr and exits 1.
-func printReply(r agent.Reply, err error) error {
+func printReply(r agora.Reply, err error) error {
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func printReply(r agent.Reply, err error) error {
 	if r.ConversationID != "" {
 		fmt.Fprintln(os.Stderr, "conversationId:", r.ConversationID)
 	}
-	if r.Status != agent.StatusSuccess {
+	if r.Status != agora.StatusSuccess {
 		msg, _ := json.Marshal(r.Error)
 		fmt.Fprintf(os.Stderr, "status: %s, error: %s\n", r.Status, msg)
 		return exitCode(1)

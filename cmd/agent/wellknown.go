@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/agora"
 )
 
 func wellknown(args []string) error {
@@ -27,7 +27,7 @@ func wellknown(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	wk, err := agent.FetchWellKnown(ctx, &http.Client{Timeout: *timeout}, fs.Arg(0))
+	wk, err := agora.FetchWellKnown(ctx, &http.Client{Timeout: *timeout}, fs.Arg(0))
 	if err != nil {
 		return err
 	}

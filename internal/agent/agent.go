@@ -7,27 +7,19 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"sort"
 
-	"github.com/agora-registry/registry/internal/agent/datauri"
-	"github.com/agora-registry/registry/internal/agent/resolve"
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/agent/routine"
-	"github.com/agora-registry/registry/internal/agent/safehttp"
-	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// Agent is a configured receiving agent.
+// Agent is a configured receiving agent: the agora package's Handler,
+// built from the agent's config file, with the reference routines.
 type Agent struct {
-	cfg         Config
-	resolver    *resolve.Resolver
-	routines    map[protocol.Digest]routine.Routine
-	advertised  map[protocol.Digest][]string // hash -> sources, for /.wellknown
-	unsupported map[protocol.Digest]bool
-	llm         *routine.LLM // nil when none is configured
-	convs       *Conversations
-	clients     *clientLimits
-	log         *slog.Logger
+	cfg     Config
+	handler *agora.Handler
+	llm     *routine.LLM // nil when none is configured
+	log     *slog.Logger
 }
 
 // New builds an agent from its config: opens the cache, seeds it with the
@@ -46,45 +38,39 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 			return nil, fmt.Errorf("public registry %q is not an http(s) URL", r)
 		}
 	}
-	allow := append([]string(nil), cfg.Allow...)
 	for _, r := range cfg.Registries {
-		u, err := url.Parse(r)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("registry %q is not an http(s) URL", r)
 		}
-		// Registries are the operator's choice, so they are trusted; only
-		// their exact host:port is opened.
-		allow = append(allow, hostPort(u))
 	}
-	fetcher, err := safehttp.New(safehttp.Options{Allow: allow, MaxRedirects: cfg.Limits.MaxRedirects, Timeout: cfg.Limits.FetchTimeout})
+	// Registries are the operator's choice, so the resolver trusts them:
+	// only their exact host:port is opened in the fetch guard.
+	resolver, err := agora.NewResolver(agora.ResolverOptions{
+		CacheDir: cfg.CacheDir, MaxCacheBytes: cfg.Limits.MaxCacheBytes,
+		MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, MaxSources: cfg.Limits.MaxSources,
+		Registries: cfg.Registries, Log: log,
+		Fetch: agora.FetchPolicy{Allow: cfg.Allow, MaxRedirects: cfg.Limits.MaxRedirects, Timeout: cfg.Limits.FetchTimeout},
+	})
 	if err != nil {
 		return nil, err
 	}
-	cache, err := resolve.OpenCache(cfg.CacheDir, cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxCacheBytes)
-	if err != nil {
-		return nil, err
-	}
-	a := &Agent{
-		cfg:         cfg,
-		routines:    map[protocol.Digest]routine.Routine{},
-		advertised:  map[protocol.Digest][]string{},
-		unsupported: map[protocol.Digest]bool{},
-		convs:       NewConversations(cfg.Conversations),
-		clients:     newClientLimits(cfg.Limits),
-		log:         log,
-		resolver: &resolve.Resolver{Cache: cache, Fetcher: fetcher, MaxBytes: cfg.Limits.MaxDocumentBytes,
-			MaxSources: cfg.Limits.MaxSources, Log: log},
-	}
-	for _, r := range cfg.Registries {
-		reg, err := client.New(r, fetcher.HTTP)
-		if err != nil {
-			return nil, err
-		}
-		reg.MaxDocumentBytes = cfg.Limits.MaxDocumentBytes
-		a.resolver.Registries = append(a.resolver.Registries, reg)
+	a := &Agent{cfg: cfg, log: log}
+	opts := agora.Options{
+		Name: cfg.Name, Description: cfg.Description, Kinds: cfg.Kinds,
+		Registries: a.publicRegistries(), Resolver: resolver, Log: log,
+		Limits: agora.Limits{
+			MaxRequestBytes: cfg.Limits.MaxRequestBytes, RequestTimeout: cfg.Limits.RequestTimeout,
+			PerClientRate: cfg.Limits.PerClientRate, PerClientBurst: cfg.Limits.PerClientBurst,
+			PerClientInFlight: cfg.Limits.PerClientInFlight,
+		},
+		Conversations: agora.ConversationLimits(cfg.Conversations),
 	}
 	if cfg.LLM.BaseURL != "" {
 		a.llm = &routine.LLM{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: os.Getenv(cfg.LLM.APIKeyEnv), Timeout: cfg.LLM.Timeout}
+		opts.LLM = a.llm
+	}
+	if a.handler, err = agora.NewHandler(opts); err != nil {
+		return nil, err
 	}
 	for i, p := range cfg.Protocols {
 		if err := a.addProtocol(p); err != nil {
@@ -96,65 +82,64 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("unsupported %q: %w", h, err)
 		}
-		if a.routines[d] != nil {
-			return nil, fmt.Errorf("protocol %s is both supported and explicitly unsupported", d.Hex())
+		if err := a.handler.Refuse(d); err != nil {
+			return nil, err
 		}
-		a.unsupported[d] = true
 	}
 	return a, nil
 }
 
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
+// publicRegistries are the registry URLs readers of the well-known lists
+// can reach: the public ones when configured, else those the agent uses.
+func (a *Agent) publicRegistries() []string {
+	if len(a.cfg.PublicRegistries) > 0 {
+		return a.cfg.PublicRegistries
 	}
-	if u.Scheme == "https" {
-		return u.Hostname() + ":443"
-	}
-	return u.Hostname() + ":80"
+	return a.cfg.Registries
 }
 
 func (a *Agent) addProtocol(p ProtocolConfig) error {
+	r, err := a.buildRoutine(p.Routine)
+	if err != nil {
+		return err
+	}
 	var d protocol.Digest
-	var doc []byte
 	if p.Document != "" {
 		raw, err := os.ReadFile(a.cfg.path(p.Document))
 		if err != nil {
 			return err
 		}
-		if d, err = a.resolver.Seed(raw); err != nil {
+		// The registry's full check (front matter included), so a seed the
+		// registry would refuse is refused here too.
+		if _, err := protocol.Prepare(raw, a.cfg.Limits.MaxDocumentBytes); err != nil {
 			return fmt.Errorf("document %s: %w", p.Document, err)
 		}
-		doc = raw
+		if d, err = a.handler.HandleDocument(raw, r, p.Sources...); err != nil {
+			return fmt.Errorf("document %s: %w", p.Document, err)
+		}
 	}
 	if p.Hash != "" {
 		h, err := protocol.ParseDigest(p.Hash)
 		if err != nil {
 			return fmt.Errorf("hash %q: %w", p.Hash, err)
 		}
-		if doc != nil && h != d {
+		if !d.IsZero() && h != d {
 			return fmt.Errorf("document %s hashes to %s, not the configured %s", p.Document, d.Hex(), h.Hex())
+		}
+		if d.IsZero() {
+			sources := append([]string(nil), p.Sources...)
+			if len(sources) == 0 {
+				for _, base := range a.publicRegistries() {
+					sources = append(sources, agora.RawURL(base, h))
+				}
+			}
+			a.handler.Handle(h, r, sources...)
 		}
 		d = h
 	}
 	if d.IsZero() {
 		return fmt.Errorf("a protocol needs a hash or a document")
 	}
-	r, err := a.buildRoutine(p.Routine)
-	if err != nil {
-		return err
-	}
-	a.routines[d] = r
-	sources := append([]string(nil), p.Sources...)
-	if len(sources) == 0 {
-		for _, base := range a.publicRegistries() {
-			sources = append(sources, client.RawURL(base, d))
-		}
-	}
-	if len(sources) == 0 && doc != nil {
-		sources = []string{datauri.EncodeBase64(doc)}
-	}
-	a.advertised[d] = sources
 	return nil
 }
 
@@ -199,24 +184,18 @@ func (a *Agent) buildRoutine(rc RoutineConfig) (routine.Routine, error) {
 }
 
 // Supported lists the supported hashes in hex order (for logs and tests).
-func (a *Agent) Supported() []protocol.Digest {
-	out := make([]protocol.Digest, 0, len(a.routines))
-	for d := range a.routines {
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Hex() < out[j].Hex() })
-	return out
+func (a *Agent) Supported() []protocol.Digest { return a.handler.Supported() }
+
+// Handle answers one decoded transaction (agora.Handler.Answer).
+func (a *Agent) Handle(ctx context.Context, t agora.Transaction) agora.Answer {
+	return a.handler.Answer(ctx, t)
 }
 
-// Handler is the agent's HTTP surface.
+// Handler is the agent's HTTP surface: the agora receiver, a health
+// probe, and an access log.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /{$}", a.limitClients(a.handleTransaction))
-	mux.HandleFunc("POST /conversations/{id}", a.limitClients(a.handleFollowUp))
-	mux.HandleFunc("DELETE /conversations/{id}", a.limitClients(a.handleEnd))
-	mux.HandleFunc("GET /.wellknown", a.serveWellKnown(a.WellKnown))
-	mux.HandleFunc("GET /wellknown", a.serveWellKnown(a.StrictWellKnown))
-	mux.HandleFunc("GET /.well-known/agora", a.serveWellKnown(a.StructuredWellKnown))
+	mux.Handle("/", a.handler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/agent/datauri"
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -26,14 +26,14 @@ func TestDocumentsOfUnsupportedHashesAreNotCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := call(t, "POST", bob, tx(sums.SHA1.Base64(), []string{datauri.EncodeBase64(doc)}, "hi")); a.Status != StatusSuccess || a.Body != "ok" {
+		if a := call(t, "POST", bob, tx(sums.SHA1.Base64(), []string{agora.DataURI(doc)}, "hi")); a.Status != StatusSuccess || a.Body != "ok" {
 			t.Fatalf("minted protocol %d: %+v", i, a)
 		}
 	}
 	if n := countFiles(t, cfg.CacheDir); n != 0 {
 		t.Fatalf("%d documents of hashes without a routine were cached", n)
 	}
-	if a := call(t, "POST", bob, tx(wd.Hex(), []string{datauri.EncodeBase64(weather)}, londonQuery)); a.Status != StatusSuccess {
+	if a := call(t, "POST", bob, tx(wd.Hex(), []string{agora.DataURI(weather)}, londonQuery)); a.Status != StatusSuccess {
 		t.Fatalf("weather: %+v", a)
 	}
 	if n := countFiles(t, cfg.CacheDir); n != 1 {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/client"
 )
 
@@ -84,11 +84,11 @@ func startRegistry(t *testing.T) string {
 }
 
 func registryClient(t *testing.T, base string) *client.Client {
-	guarded, err := safehttp.New(safehttp.Options{Allow: []string{strings.TrimPrefix(base, "http://")}})
+	guarded, err := agora.NewHTTPClient(agora.FetchPolicy{Allow: []string{strings.TrimPrefix(base, "http://")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(base, guarded.HTTP)
+	c, err := client.New(base, guarded)
 	if err != nil {
 		t.Fatal(err)
 	}

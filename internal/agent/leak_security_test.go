@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/agent/datauri"
+	"github.com/agora-registry/registry/agora"
 )
 
 // lockedBuffer is a log sink shared by the server's goroutines.
@@ -84,7 +84,7 @@ func TestHTTPRoutineFailureLeaksNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Protocols: []ProtocolConfig{{Hash: d.Hex(), Routine: RoutineConfig{HTTP: &HTTPConfig{URL: routineURL}}}}}
 			bob, logs := startBobLogged(t, cfg)
-			raw := postRaw(t, bob, tx(d.Hex(), []string{datauri.EncodeBase64(doc)}, londonQuery))
+			raw := postRaw(t, bob, tx(d.Hex(), []string{agora.DataURI(doc)}, londonQuery))
 			var a Answer
 			if err := json.Unmarshal(raw, &a); err != nil || a.Status != StatusFailure || a.Code != "routine_failed" {
 				t.Fatalf("answer %s, want failure routine_failed", raw)

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/agent/datauri"
-	"github.com/agora-registry/registry/internal/agent/routine"
+	"github.com/agora-registry/registry/agora"
 )
 
 func TestTamperedFirstSourceFallsThroughToSecond(t *testing.T) {
@@ -94,7 +93,7 @@ func TestLoopbackSourceRefusedUnlessAllowListed(t *testing.T) {
 func TestDataURISourcesAndBothHashSpellings(t *testing.T) {
 	doc, d := weatherDoc(t)
 	uris := map[string]string{
-		"base64":  datauri.EncodeBase64(doc),
+		"base64":  agora.DataURI(doc),
 		"percent": "data:text/plain;charset=utf-8," + url.PathEscape(string(doc)),
 	}
 	for name, uri := range uris {
@@ -141,7 +140,7 @@ func newLLMStub(t *testing.T, reply string) string {
 func TestMultiroundOpenContinueDelete(t *testing.T) {
 	doc, d := weatherDoc(t)
 	_, bob := startBob(t, weatherConfig(d))
-	open := map[string]any{"protocolHash": d.Base64(), "protocolSources": []string{datauri.EncodeBase64(doc)}, "body": londonQuery, "multiround": true}
+	open := map[string]any{"protocolHash": d.Base64(), "protocolSources": []string{agora.DataURI(doc)}, "body": londonQuery, "multiround": true}
 	raw, _ := json.Marshal(open)
 	a := call(t, "POST", bob, raw)
 	if a.Status != StatusSuccess || a.ConversationID == "" || a.Body != londonAnswer {
@@ -162,42 +161,12 @@ func TestMultiroundOpenContinueDelete(t *testing.T) {
 	}
 }
 
-func TestConversationsExpireAndAreCapped(t *testing.T) {
-	s := NewConversations(ConversationLimits{Max: 2, IdleExpiry: time.Minute, MaxTurns: 3})
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.now = func() time.Time { return now }
-	c1, err := s.Open("a", routine.Request{}, routine.Weather{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Open("b", routine.Request{}, routine.Weather{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Open("c", routine.Request{}, routine.Weather{}); err != ErrTooManyConvs {
-		t.Fatalf("third conversation: %v", err)
-	}
-	now = now.Add(2 * time.Minute)
-	if _, err := s.Get(c1.ID); err != ErrConversationExpired {
-		t.Fatalf("expired conversation: %v", err)
-	}
-	c3, err := s.Open("c", routine.Request{}, routine.Weather{})
-	if err != nil {
-		t.Fatalf("open after expiry: %v", err)
-	}
-	for i := 0; i < 5; i++ {
-		s.record(c3, "q", "a")
-	}
-	if len(c3.request.History) != 3 {
-		t.Fatalf("history not capped: %d", len(c3.request.History))
-	}
-}
-
 func TestHangingRoutineIsCutOff(t *testing.T) {
 	doc, d := weatherDoc(t)
 	cfg := Config{Protocols: []ProtocolConfig{{Hash: d.Hex(), Routine: RoutineConfig{
 		Exec: &ExecConfig{Command: "sh", Args: []string{"-c", "sleep 60 & sleep 60"}, Timeout: 300 * time.Millisecond}}}}}
 	_, bob := startBob(t, cfg)
-	a := call(t, "POST", bob, tx(d.Hex(), []string{datauri.EncodeBase64(doc)}, londonQuery))
+	a := call(t, "POST", bob, tx(d.Hex(), []string{agora.DataURI(doc)}, londonQuery))
 	if a.Status != StatusFailure || a.Code != "routine_timeout" {
 		t.Fatalf("answer %+v", a)
 	}
@@ -232,7 +201,7 @@ func TestBadRequestsGetClearAnswers(t *testing.T) {
 	}
 	// A protocol-covered error is a success carrying the protocol's error.
 	doc, _ := weatherDoc(t)
-	a := call(t, "POST", bob, tx(d.Hex(), []string{datauri.EncodeBase64(doc)}, `{"location": "London"}`))
+	a := call(t, "POST", bob, tx(d.Hex(), []string{agora.DataURI(doc)}, `{"location": "London"}`))
 	if a.Status != StatusSuccess || !strings.Contains(a.Body, "error") {
 		t.Fatalf("protocol error: %+v", a)
 	}

@@ -38,7 +38,7 @@ func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 	srv := a.Server(ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	a.log.Info("agent listening", "addr", ln.Addr().String(), "name", a.cfg.Name, "protocols", len(a.routines))
+	a.log.Info("agent listening", "addr", ln.Addr().String(), "name", a.cfg.Name, "protocols", len(a.handler.Supported()))
 	select {
 	case err := <-errc:
 		return err

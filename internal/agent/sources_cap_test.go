@@ -17,7 +17,7 @@ func TestSourceCapsAreReached(t *testing.T) {
 	bob, url := startBob(t, weatherConfig(d, "127.0.0.1"))
 	maxSources := bob.cfg.Limits.MaxSources
 	if maxSources == 0 {
-		maxSources = 8 // resolve.DefaultMaxSources, applied by the resolver
+		maxSources = 8 // agora.DefaultMaxSources, applied by the resolver
 	}
 	sources := func(n int) []string {
 		out := make([]string, n)

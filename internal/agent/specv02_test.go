@@ -6,15 +6,11 @@ package agent
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/agora-registry/registry/internal/agent/datauri"
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -150,9 +146,9 @@ func TestSpecV02RequestShapes(t *testing.T) {
 	doc, d := weatherDoc(t)
 	_, bob := startBob(t, weatherConfig(d))
 	rows := map[string]string{
-		"body object":   `{"protocolHash": "` + d.Hex() + `", "protocolSources": ["` + datauri.EncodeBase64(doc) + `"], "body": {"location": "London, UK", "date": "2024-09-27"}}`,
+		"body object":   `{"protocolHash": "` + d.Hex() + `", "protocolSources": ["` + agora.DataURI(doc) + `"], "body": {"location": "London, UK", "date": "2024-09-27"}}`,
 		"full text":     string(tx(d.Hex(), []string{"https://127.0.0.1:1/dead", string(doc)}, londonQuery)),
-		"unknown field": `{"protocolHash": "` + d.Base64() + `", "protocolSources": ["` + datauri.EncodeBase64(doc) + `"], "body": ` + mustJSON(londonQuery) + `, "x-trace": {"id": 7}, "version": "0.2"}`,
+		"unknown field": `{"protocolHash": "` + d.Base64() + `", "protocolSources": ["` + agora.DataURI(doc) + `"], "body": ` + mustJSON(londonQuery) + `, "x-trace": {"id": 7}, "version": "0.2"}`,
 	}
 	for name, payload := range rows {
 		_, fresh := startBob(t, weatherConfig(d)) // no cached document
@@ -176,7 +172,7 @@ func TestSpecV02RequestShapes(t *testing.T) {
 func TestSpecV02FollowUpsMustNotChangeProtocol(t *testing.T) {
 	doc, d := weatherDoc(t)
 	_, bob := startBob(t, weatherConfig(d))
-	open := call(t, "POST", bob, []byte(`{"protocolHash": "`+d.Hex()+`", "protocolSources": ["`+datauri.EncodeBase64(doc)+`"], "body": `+mustJSON(londonQuery)+`, "multiround": true}`))
+	open := call(t, "POST", bob, []byte(`{"protocolHash": "`+d.Hex()+`", "protocolSources": ["`+agora.DataURI(doc)+`"], "body": `+mustJSON(londonQuery)+`, "multiround": true}`))
 	if open.Status != StatusSuccess || open.ConversationID == "" {
 		t.Fatalf("open: %+v", open)
 	}
@@ -193,43 +189,6 @@ func TestSpecV02FollowUpsMustNotChangeProtocol(t *testing.T) {
 		if a := call(t, "POST", conv, []byte(f)); a.Status != StatusSuccess || !strings.Contains(a.Body, "weatherCondition") {
 			t.Errorf("follow-up %s: %+v", f, a)
 		}
-	}
-}
-
-// TestSpecV02ConversationExpires: multi-round replies carry
-// conversationExpires (Unix seconds); once past, the conversation answers
-// failure "Conversation expired".
-func TestSpecV02ConversationExpires(t *testing.T) {
-	doc, d := weatherDoc(t)
-	cfg := weatherConfig(d)
-	cfg.Conversations.IdleExpiry = time.Minute
-	var clock atomicTime
-	clock.Store(time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC))
-	bob := startBobAt(t, cfg, &clock)
-	raw := func(body string) []byte {
-		return []byte(`{"protocolHash": "` + d.Hex() + `", "protocolSources": ["` + datauri.EncodeBase64(doc) + `"], "body": ` + mustJSON(body) + `, "multiround": true}`)
-	}
-	var open map[string]any
-	json.Unmarshal([]byte(mustJSON(call(t, "POST", bob, raw(londonQuery)))), &open)
-	id, _ := open["conversationId"].(string)
-	if open["conversationExpires"] != float64(clock.Load().Add(time.Minute).Unix()) {
-		t.Fatalf("open: %v", open)
-	}
-	clock.Store(clock.Load().Add(30 * time.Second))
-	next := sdkDo(t, "POST", bob+"/conversations/"+id, []byte(`{"body": `+mustJSON(londonQuery)+`}`))
-	if next["status"] != StatusSuccess || next["conversationExpires"] != float64(clock.Load().Add(time.Minute).Unix()) {
-		t.Fatalf("the expiry does not move with use: %+v", next)
-	}
-	clock.Store(clock.Load().Add(61 * time.Second))
-	for i := 0; i < 2; i++ { // the first notices the expiry, the second finds it remembered
-		late := call(t, "POST", bob+"/conversations/"+id, []byte(`{"body": `+mustJSON(londonQuery)+`}`))
-		if late.Status != StatusFailure || !strings.HasPrefix(late.Body, "Conversation expired") {
-			t.Fatalf("after expiry (%d): %+v", i, late)
-		}
-	}
-	// Unknown ids stay "unknown", not "expired".
-	if a := call(t, "POST", bob+"/conversations/0123456789abcdef0123456789abcdef", []byte(`{"body": "x"}`)); a.Code != "unknown_conversation" {
-		t.Fatalf("unknown id: %+v", a)
 	}
 }
 
@@ -256,28 +215,4 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
-}
-
-// atomicTime is a test clock the agent's goroutines read while the test
-// moves it.
-type atomicTime struct{ v atomic.Value }
-
-func (c *atomicTime) Store(t time.Time) { c.v.Store(t) }
-func (c *atomicTime) Load() time.Time   { return c.v.Load().(time.Time) }
-
-// startBobAt runs an agent whose conversations read the time from clock,
-// set before the server starts.
-func startBobAt(t *testing.T, cfg Config, clock *atomicTime) string {
-	t.Helper()
-	if cfg.CacheDir == "" {
-		cfg.CacheDir = t.TempDir()
-	}
-	a, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.convs.now = clock.Load
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
-	return srv.URL
 }

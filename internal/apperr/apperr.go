@@ -1,66 +1,37 @@
 // Package apperr is the one error type the registry and agent share: a Kind
 // that transports map to a status (HTTP, exit code) in one place, a stable
-// machine Code, and a Message fit to show a user.
+// machine Code, and a Message fit to show a user. The type and the status
+// table live in the public agora module (agora/errors.go, agora/status.go)
+// so agents built on it classify errors the same way; these are its
+// registry-side names.
 package apperr
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/agora-registry/registry/agora"
 )
 
 // Kind classifies an error by what the caller can do about it.
-type Kind int
+type Kind = agora.ErrorKind
 
+// The kinds, as agora names them.
 const (
-	Internal        Kind = iota // a bug or an unexpected failure: not the caller's fault
-	Invalid                     // the input is wrong; retrying it unchanged will fail again
-	NotFound                    // the thing does not exist
-	Gone                        // the thing existed and was withdrawn
-	Conflict                    // the input clashes with what is stored
-	Unauthenticated             // no or unknown credentials
-	Forbidden                   // credentials lack the needed scope
-	TooLarge                    // the input exceeds a size limit
-	RateLimited                 // the caller must slow down
-	Unavailable                 // a dependency (database, upstream) is down; retry later
+	Internal        = agora.KindInternal
+	Invalid         = agora.KindInvalid
+	NotFound        = agora.KindNotFound
+	Gone            = agora.KindGone
+	Conflict        = agora.KindConflict
+	Unauthenticated = agora.KindUnauthenticated
+	Forbidden       = agora.KindForbidden
+	TooLarge        = agora.KindTooLarge
+	RateLimited     = agora.KindRateLimited
+	Unavailable     = agora.KindUnavailable
 )
 
-var kindNames = map[Kind]string{
-	Internal: "internal", Invalid: "invalid", NotFound: "not_found", Gone: "gone",
-	Conflict: "conflict", Unauthenticated: "unauthenticated", Forbidden: "forbidden",
-	TooLarge: "too_large", RateLimited: "rate_limited", Unavailable: "unavailable",
-}
-
-func (k Kind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
-	}
-	return fmt.Sprintf("kind(%d)", int(k))
-}
-
-// Error is a classified error. Code is stable and documented; Message is for
-// people and never contains secrets.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error // the underlying cause, for logs only
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, sentinel) match any error with the sentinel's Code,
-// so a sentinel can be returned with a more specific Message.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Kind == e.Kind
-}
+// Error is a classified error (agora.Error).
+type Error = agora.Error
 
 // New returns an error of the given kind.
 func New(kind Kind, code, message string) *Error {
@@ -75,13 +46,6 @@ func Newf(kind Kind, code, format string, args ...any) *Error {
 // Wrap classifies a cause.
 func Wrap(kind Kind, code, message string, cause error) *Error {
 	return &Error{Kind: kind, Code: code, Message: message, Err: cause}
-}
-
-// With returns a copy of a sentinel with a more specific message.
-func (e *Error) With(message string) *Error {
-	c := *e
-	c.Message = message
-	return &c
 }
 
 // As extracts the classified error, or nil.
@@ -100,3 +64,10 @@ func KindOf(err error) Kind {
 	}
 	return Internal
 }
+
+// HTTPStatus is the status an error of kind k is answered with.
+func HTTPStatus(k Kind) int { return k.HTTPStatus() }
+
+// KindOfStatus reads an error answer's status back as a kind (the table's
+// inverse; see agora.KindOfStatus).
+func KindOfStatus(status int) Kind { return agora.KindOfStatus(status) }

@@ -1,158 +1,40 @@
-// Package client is the one Go client of the registry's HTTP API, used by
-// the CLI, the agent's resolver and the pull-through mirror. The caller
-// supplies the *http.Client (the agent and mirror their guarded ones), so
-// timeouts, redirects and address policy stay the caller's choice; every
-// answer is read through a size cap and documents are verified against
-// their hash before they are returned.
+// Package client is the one Go client of the registry HTTP API (CLI, agent
+// resolver, mirror): bounded reads, hash-verified documents, problem+json
+// errors. It is the public agora module's registry client (agora.Registry),
+// under the names the registry's code has always used.
 package client
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strings"
 
-	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// DefaultMaxBytes caps an answer when Client.MaxBytes is 0: a batch resolve
-// of hundreds of hashes with a few sources each fits easily.
-const DefaultMaxBytes = 4 << 20
+// DefaultMaxBytes caps a JSON answer unless Client.MaxBytes says otherwise.
+const DefaultMaxBytes = agora.DefaultRegistryMaxBytes
 
-// maxProblemBytes caps an error answer: a problem document is a few lines.
-const maxProblemBytes = 64 << 10
-
-// Errors of the client's own, with stable codes.
+// Errors, with stable codes.
 var (
-	ErrUnreachable = apperr.New(apperr.Unavailable, "registry_unreachable", "the registry could not be reached")
-	ErrBadAnswer   = apperr.New(apperr.Unavailable, "registry_bad_answer", "the registry's answer is not the expected JSON")
-	ErrTooLarge    = apperr.New(apperr.TooLarge, "registry_answer_too_large", "the registry's answer exceeds the size limit")
-	ErrBadBase     = apperr.New(apperr.Invalid, "bad_registry_url", "the registry URL is not an http(s) base URL without query or fragment")
+	ErrUnreachable = agora.ErrRegistryUnreachable
+	ErrBadAnswer   = agora.ErrRegistryBadAnswer
+	ErrTooLarge    = agora.ErrRegistryTooLarge
+	ErrBadBase     = agora.ErrRegistryURL
 )
 
-// Client talks to one registry.
-type Client struct {
-	base   string // without trailing slash; may hold credentials
-	origin string // base without credentials, safe to log and record
-	http   *http.Client
-	// Token, when set, is sent as a bearer token.
-	Token string
-	// MaxBytes caps every answer body; 0 = DefaultMaxBytes.
-	MaxBytes int
-	// MaxDocumentBytes caps a fetched document instead, when set.
-	MaxDocumentBytes int
-	// UserAgent, when set, names the caller to the registry.
-	UserAgent string
-}
+// The registry client and what it reads.
+type (
+	Client     = agora.Registry
+	Protocol   = agora.Protocol
+	Published  = agora.Published
+	Resolution = agora.Resolution
+	Query      = agora.Query
+	Page       = agora.Page
+	Error      = agora.RegistryError
+)
 
-// New checks base (an http(s) URL without query or fragment) and returns a
-// client sending its requests through hc.
-func New(base string, hc *http.Client) (*Client, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-		return nil, ErrBadBase.With(fmt.Sprintf("%q is not an http(s) base URL without query or fragment", base))
-	}
-	if hc == nil {
-		return nil, errors.New("client: no http.Client given")
-	}
-	c := &Client{base: strings.TrimRight(u.String(), "/"), http: hc}
-	u.User = nil
-	c.origin = strings.TrimRight(u.String(), "/")
-	return c, nil
-}
+// New is a client of the registry at base (agora.NewRegistry).
+func New(base string, hc *http.Client) (*Client, error) { return agora.NewRegistry(base, hc) }
 
-// Origin is the base URL without credentials.
-func (c *Client) Origin() string { return c.origin }
-
-// RawURL is the stable raw URL of a document at the registry at base.
-func RawURL(base string, d protocol.Digest) string {
-	return strings.TrimRight(base, "/") + "/protocol/" + d.Hex()
-}
-
-// RawURL is this registry's raw URL of a document.
-func (c *Client) RawURL(d protocol.Digest) string { return RawURL(c.origin, d) }
-
-// request builds a request to path (which starts with "/").
-func (c *Client) request(ctx context.Context, method, path string, body []byte, contentType, accept string) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
-	if err != nil {
-		return nil, ErrBadBase.With("cannot build a request: " + err.Error())
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", accept)
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if c.UserAgent != "" {
-		req.Header.Set("User-Agent", c.UserAgent)
-	}
-	return req, nil
-}
-
-// do sends req and returns the status and the body of a 2xx answer, read
-// up to limit bytes; any other answer becomes an *Error.
-func (c *Client) do(req *http.Request, limit int) (int, []byte, error) {
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, unreachable(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, nil, readProblem(resp)
-	}
-	if resp.ContentLength > int64(limit) {
-		return resp.StatusCode, nil, ErrTooLarge.With(fmt.Sprintf("the registry announced %d bytes; the limit is %d", resp.ContentLength, limit))
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
-	if err != nil {
-		return resp.StatusCode, nil, unreachable(fmt.Errorf("reading the answer: %w", err))
-	}
-	if len(body) > limit {
-		return resp.StatusCode, nil, ErrTooLarge.With(fmt.Sprintf("the registry sent more than %d bytes", limit))
-	}
-	return resp.StatusCode, body, nil
-}
-
-// unreachable classifies a transport failure, keeping a classified cause
-// (the agent's SSRF guard refusing an address) as the error callers see.
-// The message names no address: the agent relays it to strangers; the
-// cause, for logs, has the details.
-func unreachable(err error) error {
-	if e := apperr.As(err); e != nil {
-		return e
-	}
-	return apperr.Wrap(ErrUnreachable.Kind, ErrUnreachable.Code, ErrUnreachable.Message, err)
-}
-
-// doJSON sends req and decodes a 2xx answer into out.
-func (c *Client) doJSON(req *http.Request, out any) (int, error) {
-	status, body, err := c.do(req, firstPositive(c.MaxBytes, DefaultMaxBytes))
-	if err != nil {
-		return status, err
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return status, apperr.Wrap(ErrBadAnswer.Kind, ErrBadAnswer.Code, ErrBadAnswer.Message, err)
-	}
-	return status, nil
-}
-
-func firstPositive(caps ...int) int {
-	for _, n := range caps {
-		if n > 0 {
-			return n
-		}
-	}
-	return 0
-}
+// RawURL is the raw document URL of d on the registry at base.
+func RawURL(base string, d protocol.Digest) string { return agora.RawURL(base, d) }

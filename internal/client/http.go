@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/agora"
 )
 
 // NewHTTP is an *http.Client for registries the operator or user named
@@ -59,9 +59,5 @@ func NewUpstreamHTTP(bases, allow []string, timeout time.Duration, maxRedirects 
 		}
 		trusted = append(trusted, net.JoinHostPort(u.Hostname(), port))
 	}
-	c, err := safehttp.New(safehttp.Options{Allow: trusted, MaxRedirects: maxRedirects, Timeout: timeout})
-	if err != nil {
-		return nil, err
-	}
-	return c.HTTP, nil
+	return agora.NewHTTPClient(agora.FetchPolicy{Allow: trusted, MaxRedirects: maxRedirects, Timeout: timeout})
 }

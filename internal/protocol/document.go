@@ -1,56 +1,22 @@
 package protocol
 
-import (
-	"bytes"
-	"fmt"
-	"unicode/utf8"
-
-	"github.com/agora-registry/registry/internal/apperr"
-)
+import "github.com/agora-registry/registry/agora"
 
 // DefaultMaxDocumentBytes is the default size limit of one document (1 MiB).
-const DefaultMaxDocumentBytes = 1 << 20
+const DefaultMaxDocumentBytes = agora.DefaultMaxDocumentBytes
 
 // Validation errors. Their codes are part of the API.
 var (
-	ErrEmptyDocument    = apperr.New(apperr.Invalid, "empty_document", "the document is empty")
-	ErrDocumentTooLarge = apperr.New(apperr.TooLarge, "document_too_large", "the document is too large")
-	ErrInvalidUTF8      = apperr.New(apperr.Invalid, "invalid_utf8", "the document is not valid UTF-8")
-	ErrNULByte          = apperr.New(apperr.Invalid, "nul_byte", "the document contains a NUL byte")
+	ErrEmptyDocument    = agora.ErrEmptyDocument
+	ErrDocumentTooLarge = agora.ErrDocumentTooLarge
+	ErrInvalidUTF8      = agora.ErrInvalidUTF8
+	ErrNULByte          = agora.ErrNULByte
 )
 
-// Validate checks the rules every stored document obeys. Anything that
-// passes is stored byte for byte: no trimming, no newline changes. A
-// maxBytes of zero or less means DefaultMaxDocumentBytes.
-func Validate(doc []byte, maxBytes int) error {
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxDocumentBytes
-	}
-	switch {
-	case len(doc) == 0:
-		return ErrEmptyDocument
-	case len(doc) > maxBytes:
-		return ErrDocumentTooLarge.With(fmt.Sprintf("the document is %d bytes; the limit is %d", len(doc), maxBytes))
-	}
-	if i := bytes.IndexByte(doc, 0); i >= 0 {
-		return ErrNULByte.With(fmt.Sprintf("the document contains a NUL byte at offset %d", i))
-	}
-	if !utf8.Valid(doc) {
-		return ErrInvalidUTF8.With(fmt.Sprintf("the document is not valid UTF-8 (first bad byte at offset %d)", firstInvalidUTF8(doc)))
-	}
-	return nil
-}
-
-func firstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
+// Validate checks the rules every stored document obeys (agora.Validate).
+// Anything that passes is stored byte for byte: no trimming, no newline
+// changes. A maxBytes of zero or less means DefaultMaxDocumentBytes.
+func Validate(doc []byte, maxBytes int) error { return agora.Validate(doc, maxBytes) }
 
 // Document is a validated, hashed document with its metadata.
 type Document struct {

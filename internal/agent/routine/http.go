@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/agora"
 )
 
 // HTTP forwards the request body to a URL the operator configured and
@@ -37,7 +37,7 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (string, error) {
 	defer cancel()
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader([]byte(req.Body)))
 	if err != nil {
-		return "", failed(ErrCrashed, "the http routine's URL %s is malformed", safehttp.RedactURL(h.URL))
+		return "", failed(ErrCrashed, "the http routine's URL %s is malformed", agora.RedactURL(h.URL))
 	}
 	if json.Valid([]byte(req.Body)) {
 		r.Header.Set("Content-Type", "application/json")
@@ -50,13 +50,13 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (string, error) {
 	}
 	// The URL is the operator's secret (it may carry a password or a key):
 	// the sender gets the sentinel's message, the log the redacted detail.
-	where := safehttp.RedactURL(h.URL)
+	where := agora.RedactURL(h.URL)
 	resp, err := client.Do(r)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return "", ErrTimeout.With(fmt.Sprintf("the routine did not answer within %s", timeout))
 		}
-		return "", failed(ErrCrashed, "POST %s: %v", where, safehttp.Cause(err))
+		return "", failed(ErrCrashed, "POST %s: %v", where, agora.RedactError(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxResp)+1))
@@ -64,7 +64,7 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (string, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return "", ErrTimeout.With(fmt.Sprintf("the routine did not answer within %s", timeout))
 		}
-		return "", failed(ErrCrashed, "reading the answer of POST %s: %v", where, safehttp.Cause(err))
+		return "", failed(ErrCrashed, "reading the answer of POST %s: %v", where, agora.RedactError(err))
 	}
 	if len(body) > maxResp {
 		return "", ErrTooLarge.With(fmt.Sprintf("the routine answered more than %d bytes", maxResp))

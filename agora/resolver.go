@@ -1,0 +1,320 @@
+package agora
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// DefaultMaxSources caps how many sender-supplied sources one request may
+// make us try, so a request cannot turn the agent into a fetch amplifier.
+const DefaultMaxSources = 8
+
+// ErrUnresolvable means no cache entry, source or registry produced a
+// document with the requested hash.
+var ErrUnresolvable = newError(KindNotFound, "protocol_unresolvable", "the protocol document could not be obtained")
+
+// Resolver finds verified protocol documents: from its disk cache, the
+// sender's sources (http(s) URLs through the SSRF-guarded fetcher, data:
+// URIs, inline text), then its registries. Every document is checked
+// against its hash, with SHA-1 collision detection, before use.
+type Resolver struct {
+	cache      *Cache
+	fetcher    *fetcher
+	registries []*Registry
+	maxDoc     int // document size limit; 0 means DefaultMaxDocumentBytes
+	maxSources int // 0 means DefaultMaxSources
+	logger     *slog.Logger
+}
+
+// ResolverOptions configure NewResolver. The zero value caches in
+// ./agora-cache, asks no registry and fetches only public addresses.
+type ResolverOptions struct {
+	CacheDir         string // default "agora-cache"
+	MaxCacheBytes    int    // default DefaultMaxCacheBytes, least recently used evicted
+	MaxDocumentBytes int    // default DefaultMaxDocumentBytes
+	MaxSources       int    // sources tried per request; default DefaultMaxSources
+	// Registries are trusted registry base URLs asked when the sender's
+	// sources fail; their exact host:port is opened in the fetch guard.
+	Registries []string
+	Fetch      FetchPolicy
+	Log        *slog.Logger
+}
+
+// DefaultCacheDir is where a Resolver caches documents by default.
+const DefaultCacheDir = "agora-cache"
+
+// NewResolver opens the cache and builds the guarded fetcher and the
+// registry clients.
+func NewResolver(o ResolverOptions) (*Resolver, error) {
+	if o.CacheDir == "" {
+		o.CacheDir = DefaultCacheDir
+	}
+	if o.MaxDocumentBytes <= 0 {
+		o.MaxDocumentBytes = DefaultMaxDocumentBytes
+	}
+	policy := o.Fetch
+	policy.Allow = append([]string(nil), policy.Allow...)
+	for _, base := range o.Registries {
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, ErrRegistryURL.With(fmt.Sprintf("registry %q is not an http(s) URL", base))
+		}
+		policy.Allow = append(policy.Allow, hostPort(u))
+	}
+	f, err := newFetcher(policy)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := OpenCache(o.CacheDir, o.MaxDocumentBytes, o.MaxCacheBytes)
+	if err != nil {
+		return nil, err
+	}
+	r := &Resolver{cache: cache, fetcher: f, maxDoc: o.MaxDocumentBytes, maxSources: o.MaxSources, logger: o.Log}
+	for _, base := range o.Registries {
+		reg, err := NewRegistry(base, f.HTTP)
+		if err != nil {
+			return nil, err
+		}
+		reg.MaxDocumentBytes = o.MaxDocumentBytes
+		r.registries = append(r.registries, reg)
+	}
+	return r, nil
+}
+
+// hostPort is u's host with its port made explicit, as the guard matches.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return u.Hostname() + ":443"
+	}
+	return u.Hostname() + ":80"
+}
+
+// HTTPClient is the guarded client the resolver fetches through (the
+// allow-list includes its registries), for a sender's own registry calls.
+func (r *Resolver) HTTPClient() *http.Client { return r.fetcher.HTTP }
+
+// Registries are the resolver's registry clients, in order.
+func (r *Resolver) Registries() []*Registry { return append([]*Registry(nil), r.registries...) }
+
+// Resolved is a verified document and where it came from.
+type Resolved struct {
+	Document []byte
+	Origin   string // "cache", the source URL (data: URIs shortened), or "registry <base>"
+}
+
+// Resolve returns the document whose SHA-1 is d: from the cache, else from
+// each of sources in order, else from the registries. Whatever is fetched is
+// verified (with collision detection) and cached before use.
+func (r *Resolver) Resolve(ctx context.Context, d Digest, sources []string) (Resolved, error) {
+	return r.resolve(ctx, d, sources, true)
+}
+
+// ResolveTransient is Resolve without caching what it fetches: for hashes
+// this agent has no routine for, which any sender can mint by the million.
+func (r *Resolver) ResolveTransient(ctx context.Context, d Digest, sources []string) (Resolved, error) {
+	return r.resolve(ctx, d, sources, false)
+}
+
+func (r *Resolver) resolve(ctx context.Context, d Digest, sources []string, keep bool) (Resolved, error) {
+	if doc, ok, err := r.cache.Get(d); err != nil {
+		r.log().Warn("cache read failed", "hash", d.Hex(), "err", err)
+	} else if ok {
+		return Resolved{Document: doc, Origin: "cache"}, nil
+	}
+	var failures []string
+	// The sender reads failures; the log gets the full cause. A registry is
+	// named by its place in the config, as its address may be internal.
+	fail := func(shown, logged string, err error) {
+		failures = append(failures, fmt.Sprintf("%s: %s", shown, errText(err)))
+		r.log().Info("protocol source failed", "hash", d.Hex(), "source", logged, "err", err)
+	}
+	max := r.maxSources
+	if max <= 0 {
+		max = DefaultMaxSources
+	}
+	for i, src := range sources {
+		if i == max {
+			failures = append(failures, fmt.Sprintf("%d further sources ignored (limit %d)", len(sources)-max, max))
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		doc, err := r.fetchSource(ctx, d, src)
+		if err == nil {
+			err = r.accept(d, doc, keep)
+		}
+		if err != nil {
+			fail(shortSource(src), RedactURL(shortSource(src)), err)
+			continue
+		}
+		return Resolved{Document: doc, Origin: shortSource(src)}, nil
+	}
+	for i, reg := range r.registries {
+		if ctx.Err() != nil {
+			break
+		}
+		doc, err := r.fromRegistry(ctx, reg, d, keep)
+		if err != nil {
+			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+RedactURL(reg.Origin()), err)
+			continue
+		}
+		return Resolved{Document: doc, Origin: "registry " + reg.Origin()}, nil
+	}
+	if len(failures) == 0 {
+		failures = append(failures, "no sources given and no registry configured")
+	}
+	return Resolved{}, ErrUnresolvable.With(fmt.Sprintf("protocol %s could not be obtained (%s)", d.Hex(), strings.Join(failures, "; ")))
+}
+
+// ErrNotASource refuses a source that is no http(s) URL, no data: URI and
+// not the document's own text.
+var ErrNotASource = newError(KindInvalid, "not_a_source", "neither an http(s) URL, a data: URI, nor the protocol document's text (its SHA-1 differs)")
+
+func (r *Resolver) fetchSource(ctx context.Context, d Digest, src string) ([]byte, error) {
+	if isDataURI(src) {
+		return decodeDataURI(src, r.maxBytes())
+	}
+	// Spec v0.2 lets a source hold the document's full text; it is used
+	// when it hashes to d (one hashing of bytes the request already carried;
+	// accept then checks its size like any document's).
+	if Verify([]byte(src), d) == nil {
+		return []byte(src), nil
+	}
+	if isInlineText(src) {
+		return nil, ErrNotASource
+	}
+	return r.fetcher.Get(ctx, src, r.maxBytes())
+}
+
+// isInlineText tells document text from a URL: a URL has a scheme and no
+// line break or space.
+func isInlineText(src string) bool {
+	scheme, _, ok := strings.Cut(src, ":")
+	return !ok || strings.ContainsAny(src, "\n\r\t ") || strings.ContainsAny(scheme, "/#?")
+}
+
+// fromRegistry asks the batch-resolve API for sources, tries them, then the
+// registry's own raw URL.
+func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, keep bool) ([]byte, error) {
+	results, err := reg.Resolve(ctx, []Digest{d})
+	var tried []string
+	if err == nil {
+		for _, res := range results {
+			if res.Withdrawn {
+				return nil, newError(KindGone, "protocol_withdrawn", "withdrawn from the registry")
+			}
+			if !res.Found {
+				return nil, newError(KindNotFound, "protocol_not_found", "not found in the registry")
+			}
+			for _, src := range res.Sources {
+				if len(tried) == r.maxSourcesLimit() {
+					break
+				}
+				tried = append(tried, src)
+				doc, ferr := r.fetcher.Get(ctx, src, r.maxBytes())
+				if ferr == nil && r.accept(d, doc, keep) == nil {
+					return doc, nil
+				}
+			}
+		}
+	}
+	raw := reg.RawURL(d)
+	for _, t := range tried {
+		if t == raw {
+			return nil, newError(KindNotFound, "protocol_not_found", "no registry source had a valid document")
+		}
+	}
+	doc, err := reg.Fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.accept(d, doc, keep); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// accept verifies a candidate document and, if keep, caches it.
+func (r *Resolver) accept(d Digest, doc []byte, keep bool) error {
+	if err := Validate(doc, r.maxDoc); err != nil {
+		return err
+	}
+	if err := Verify(doc, d); err != nil {
+		return err
+	}
+	if !keep {
+		return nil
+	}
+	if err := r.cache.Put(d, doc); err != nil {
+		r.log().Warn("cache write failed", "hash", d.Hex(), "err", err)
+	}
+	return nil
+}
+
+// Seed verifies and caches a document the operator supplied (a file named
+// in the config), pinned so eviction never drops it, returning its digest.
+func (r *Resolver) Seed(doc []byte) (Digest, error) {
+	if err := Validate(doc, r.maxDoc); err != nil {
+		return Digest{}, err
+	}
+	sums, err := Hash(doc)
+	if err != nil {
+		return Digest{}, err
+	}
+	return sums.SHA1, r.cache.Pin(sums.SHA1, doc)
+}
+
+func (r *Resolver) maxBytes() int {
+	if r.maxDoc <= 0 {
+		return DefaultMaxDocumentBytes
+	}
+	return r.maxDoc
+}
+
+func (r *Resolver) maxSourcesLimit() int {
+	if r.maxSources <= 0 {
+		return DefaultMaxSources
+	}
+	return r.maxSources
+}
+
+func (r *Resolver) log() *slog.Logger {
+	if r.logger == nil {
+		return slog.Default()
+	}
+	return r.logger
+}
+
+func shortSource(src string) string {
+	if isDataURI(src) {
+		return "data: URI"
+	}
+	if isInlineText(src) {
+		return "inline text"
+	}
+	if len(src) > 200 {
+		return src[:200] + "…"
+	}
+	return src
+}
+
+// errText is what the sender is told about one failed source: a
+// classified error's message, never a raw Go error (those name local
+// addresses and the agent's DNS resolver).
+func errText(err error) string {
+	if e := asError(err); e != nil {
+		if e.Code == ErrFetchBlocked.Code {
+			return ErrFetchBlocked.Message // the detail names the address a host name resolved to
+		}
+		return e.Message
+	}
+	return "failed"
+}
