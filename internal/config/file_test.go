@@ -78,13 +78,13 @@ func TestLayersApplyInOrder(t *testing.T) {
 // the line and what is accepted; unknown keys and fields are refused.
 func TestFileErrorsNameKeyValueAndWhatIsAccepted(t *testing.T) {
 	for body, want := range map[string]string{
-		"limits:\n  size: 4MB\n":          `invalid value "4MB" for limits.size in config file`,
-		"addr: 8080\n":                    "want host:port",
-		"limts:\n  size: 1\n":             `unknown key "limts"`,
-		"limits:\n  sise: 1\n":            `unknown key "limits.sise"`,
-		"name: [a, b]\n":                  "want a single value, not a list",
+		"limits:\n  size: 4MB\n":           `invalid value "4MB" for limits.size in config file`,
+		"addr: 8080\n":                     "want host:port",
+		"limts:\n  size: 1\n":              `unknown key "limts"`,
+		"limits:\n  sise: 1\n":             `unknown key "limits.sise"`,
+		"name: [a, b]\n":                   "want a single value, not a list",
 		"sections:\n  - hash: h\n    x: 1": "field x not found",
-		"limits: 5\n":                     "limits must be a mapping",
+		"limits: 5\n":                      "limits must be a mapping",
 	} {
 		_, err := parseFile(t, []string{"--config", writeFile(t, body)}, nil)
 		if err == nil || !strings.Contains(err.Error(), want) {
