@@ -133,10 +133,10 @@ type floatValue struct {
 
 func (v floatValue) Set(s string) error {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	switch {
+	case v.signed && (err != nil || math.IsNaN(f) || math.IsInf(f, 0)):
 		return fmt.Errorf("want a number")
-	}
-	if f < 0 && !v.signed {
+	case !v.signed && (err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0):
 		return fmt.Errorf("want a non-negative number")
 	}
 	*v.p = f
@@ -178,7 +178,13 @@ func (v choiceValue) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want one of %s", strings.Join(v.choices, ", "))
+	shown := slices.Clone(v.choices)
+	for i, c := range shown {
+		if c == "" {
+			shown[i] = `"" (empty)`
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(shown, ", "))
 }
 func (v choiceValue) String() string {
 	if v.p == nil {
