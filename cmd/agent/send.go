@@ -11,8 +11,8 @@ import (
 	"os"
 
 	"github.com/agora-registry/registry/internal/agent"
-	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/agent/safehttp"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
 )

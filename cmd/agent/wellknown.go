@@ -48,7 +48,7 @@ func wellknown(ctx context.Context, std *cli.IO, args []string) error {
 	sort.Strings(hexes)
 	fmt.Fprintf(std.Stdout, "supported (%d):\n", len(hexes))
 	for _, h := range hexes {
-		fmt.Fprintln(std.Stdout, "  " + printable(h))
+		fmt.Fprintln(std.Stdout, "  "+printable(h))
 	}
 	var un []string
 	for d := range wk.Unsupported {
@@ -57,7 +57,7 @@ func wellknown(ctx context.Context, std *cli.IO, args []string) error {
 	sort.Strings(un)
 	fmt.Fprintf(std.Stdout, "explicitly unsupported (%d):\n", len(un))
 	for _, h := range un {
-		fmt.Fprintln(std.Stdout, "  " + h)
+		fmt.Fprintln(std.Stdout, "  "+h)
 	}
 	return nil
 }
