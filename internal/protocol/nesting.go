@@ -67,4 +67,3 @@ func nesting(markers, columns int) int {
 	}
 	return markers + columns/2
 }
-
