@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/testing/composeenv"
 )
 
 // composeFile is the part of docker-compose.yml the checks read.
@@ -144,35 +145,12 @@ func TestComposeFirstRun(t *testing.T) {
 		{map[string]string{"REGISTRY_PORT": "9999"}, "http://localhost:9999"},
 		{map[string]string{"REGISTRY_PORT": "9999", "REGISTRY_PUBLIC_URL": "https://r.example"}, "https://r.example"},
 	} {
-		if got := interpolate(c.Services["registry"].Environment["REGISTRY_PUBLIC_URL"], tc.env); got != tc.want {
+		if got := composeenv.Interpolate(c.Services["registry"].Environment["REGISTRY_PUBLIC_URL"], tc.env); got != tc.want {
 			t.Errorf("%v: REGISTRY_PUBLIC_URL %q, want %q", tc.env, got, tc.want)
 		}
-		if got := interpolate(c.Services["agent"].Environment["AGENT_PUBLIC_REGISTRIES"], tc.env); got != tc.want {
+		if got := composeenv.Interpolate(c.Services["agent"].Environment["AGENT_PUBLIC_REGISTRIES"], tc.env); got != tc.want {
 			t.Errorf("%v: AGENT_PUBLIC_REGISTRIES %q, want %q", tc.env, got, tc.want)
 		}
-	}
-}
-
-// interpolate does compose's ${NAME:-default} (defaults may nest) and
-// ${NAME}, enough for the values this file uses.
-func interpolate(s string, env map[string]string) string {
-	for {
-		start := strings.LastIndex(s, "${")
-		if start < 0 {
-			return s
-		}
-		end := strings.Index(s[start:], "}")
-		if end < 0 {
-			return s
-		}
-		ref := s[start+2 : start+end]
-		name, def, _ := strings.Cut(ref, ":-")
-		name, _, _ = strings.Cut(name, ":?")
-		v := env[name]
-		if v == "" {
-			v = def
-		}
-		s = s[:start] + v + s[start+end+1:]
 	}
 }
 
@@ -235,7 +213,7 @@ func TestComposeAgentConfig(t *testing.T) {
 	env := s.Environment
 	env["AGENT_CACHE_DIR"] = t.TempDir() // /cache is a volume in the container
 	// Compose substitutes ${NAME:-default}; with NAME unset, the default.
-	if err := cfg.ApplyEnv(func(k string) string { return interpolate(env[k], nil) }); err != nil {
+	if err := cfg.ApplyEnv(func(k string) string { return composeenv.Interpolate(env[k], nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
