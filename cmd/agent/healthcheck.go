@@ -2,32 +2,27 @@ package main
 
 import (
 	"context"
-	"flag"
-	"os"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/healthcheck"
 )
 
-// healthcheck probes the agent running in this container (the image has
-// no shell or curl): GET http://127.0.0.1:<port>/healthz within 2 s, where
-// the port comes from --addr, else AGENT_ADDR, else the default address.
-func healthcheckCmd(args []string) error {
-	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	addr := fs.String("addr", "", "the agent's listen address (env AGENT_ADDR; default "+agent.DefaultAddr+")")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
+func init() {
+	register(cli.Command{Name: "healthcheck", Summary: "exit 0 if the local agent answers /healthz (container HEALTHCHECK)", Synopsis: "agent healthcheck [--addr HOST:PORT]", Run: healthcheckCmd})
+}
+
+// healthcheckCmd probes the agent running in this container (the image has
+// no shell or curl): GET http://127.0.0.1:<port>/healthz within 2 s, the
+// port read from --addr / AGENT_ADDR as serve reads it.
+func healthcheckCmd(ctx context.Context, std *cli.IO, args []string) error {
+	var cfg agent.HealthcheckConfig
+	if _, err := parse(std, "healthcheck", cfg.Options(), args); err != nil {
+		return err
 	}
-	listen := *addr
-	if listen == "" {
-		listen = os.Getenv("AGENT_ADDR")
-	}
-	if listen == "" {
-		listen = agent.DefaultAddr
-	}
-	url, err := healthcheck.URL(listen)
+	url, err := healthcheck.URL(cfg.Addr)
 	if err != nil {
 		return err
 	}
-	return healthcheck.Probe(context.Background(), url)
+	return healthcheck.Probe(ctx, url)
 }

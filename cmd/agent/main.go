@@ -4,65 +4,55 @@
 //	agent send      --to URL --protocol FILE|HASH --body TEXT
 //	agent wellknown URL                              show what a target supports
 //	agent version                                    print the build version
+//
+// Each subcommand lives in its own file and registers itself from init; its
+// options are a table in internal/agent/options.go (see CONTRIBUTING.md).
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/agora-registry/registry/internal/buildinfo"
+	"github.com/agora-registry/registry/internal/cli"
+	"github.com/agora-registry/registry/internal/config"
 )
 
-const usage = `usage:
-  agent serve [--addr HOST:PORT] [--config FILE] [flags]   run a receiving agent
-  agent send --to URL [--protocol FILE|HASH]... --body TEXT [flags]
-  agent wellknown URL                                      show what an agent supports
-  agent healthcheck [--addr HOST:PORT]                     exit 0 if the local agent answers /healthz
-  agent version                                            print the build version (also --version)
-Run "agent <command> -h" for the flags of a command.
-`
+var program = &cli.Program{Name: "agent", Version: buildinfo.Version(), Commands: map[string]cli.Command{}}
 
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+// register adds a subcommand; each command file calls it from init.
+func register(c cli.Command) {
+	if _, dup := program.Commands[c.Name]; dup {
+		panic("duplicate command " + c.Name)
 	}
-	var err error
-	switch os.Args[1] {
-	case "serve":
-		err = serve(os.Args[2:])
-	case "send":
-		err = send(os.Args[2:])
-	case "wellknown":
-		err = wellknown(os.Args[2:])
-	case "healthcheck":
-		err = healthcheckCmd(os.Args[2:])
-	case "version", "--version":
-		fmt.Println("agent", buildinfo.Version())
-		return
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-		return
-	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q\n%s", os.Args[1], usage)
-		os.Exit(2)
-	}
-	if err != nil {
-		if code, ok := err.(exitCode); ok {
-			os.Exit(int(code))
-		}
-		fmt.Fprintln(os.Stderr, "agent:", err)
-		os.Exit(1)
-	}
+	program.Commands[c.Name] = c
 }
 
-// exitCode ends the program quietly with a status (the message was printed).
-type exitCode int
+func init() {
+	register(cli.Command{Name: "version", Summary: "print the build version (also --version)", Synopsis: "agent version",
+		Run: func(_ context.Context, std *cli.IO, args []string) error {
+			if len(args) > 0 {
+				fmt.Fprintln(std.Stderr, "usage: agent version")
+				return cli.ErrUsage
+			}
+			fmt.Fprintln(std.Stdout, "agent", buildinfo.Version())
+			return nil
+		}})
+}
 
-func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := program.Run(ctx, &cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
 
-// listFlag collects a repeatable flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return fmt.Sprint(*l) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+// parse reads a subcommand's options from its table.
+func parse(std *cli.IO, name string, opts []config.Option, args []string) (*flag.FlagSet, error) {
+	fs := cli.FlagSet(std, "agent "+name, program.Synopsis(name))
+	return fs, cli.ParseFlags(std, fs, opts, args)
+}

@@ -4,66 +4,54 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"time"
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-func send(args []string) error {
-	fs := flag.NewFlagSet("send", flag.ContinueOnError)
-	to := fs.String("to", "", "the receiving agent's URL (required)")
-	body := fs.String("body", "", "the request body (or --body-file; - reads stdin)")
-	bodyFile := fs.String("body-file", "", "read the body from this file (- for stdin)")
-	task := fs.String("task", "", "words describing the task, matched against protocol metadata")
-	publish := fs.Bool("publish", false, "publish the chosen document to the first registry if it is not there yet")
-	natural := fs.Bool("natural", false, "send a natural-language request (protocolHash null) when no protocol fits")
-	multiround := fs.Bool("multiround", false, "open a multi-round conversation")
-	conversation := fs.String("conversation", "", "continue this conversation instead of starting a transaction")
-	end := fs.String("end", "", "end this conversation")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	hashSpelling := fs.String("hash-spelling", "", "write protocolHash as hex or base64 (default: as the target lists its hashes, else base64, the SDK's)")
-	var protocols, registries listFlag
-	fs.Var(&protocols, "protocol", "a protocol we implement: a document file or a hash, repeatable, in order of preference")
-	fs.Var(&registries, "registry", "registry base URL, repeatable (env AGENT_REGISTRIES)")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
+func init() {
+	register(cli.Command{Name: "send", Summary: "send a transaction to an agent", Synopsis: "agent send --to URL [--protocol FILE|HASH]... --body TEXT [flags]", Run: send})
+}
+
+func send(ctx context.Context, std *cli.IO, args []string) error {
+	var cfg agent.SendConfig
+	if _, err := parse(std, "send", cfg.Options(), args); err != nil {
+		return err
 	}
-	if *to == "" {
-		return errors.New("--to is required")
+	if cfg.To == "" {
+		return cli.UsageError{Err: errors.New("--to is required")}
 	}
-	spelling, err := agora.ParseSpelling(*hashSpelling)
+	to, body, bodyFile, task, publish, natural, multiround, conversation, end := &cfg.To, &cfg.Body, &cfg.BodyFile, &cfg.Task, &cfg.Publish, &cfg.Natural, &cfg.Multi, &cfg.Conversation, &cfg.End
+	protocols, registries := cfg.Protocols, cfg.Registries
+	spelling, err := agora.ParseSpelling(cfg.HashSpelling)
 	if err != nil {
 		return err
 	}
-	if len(registries) == 0 {
-		registries = splitEnvList(os.Getenv("AGENT_REGISTRIES"))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	client := &http.Client{Timeout: *timeout}
+	client := &http.Client{Timeout: cfg.Timeout}
 
 	if *end != "" {
 		reply, err := agora.End(ctx, client, *to, *end)
-		return printReply(reply, err)
+		return printReply(std, reply, err)
 	}
-	text, err := readBody(*body, *bodyFile)
+	text, err := readBody(std, *body, *bodyFile)
 	if err != nil {
 		return err
 	}
 	if *conversation != "" {
 		reply, err := agora.Continue(ctx, client, *to, *conversation, text)
-		return printReply(reply, err)
+		return printReply(std, reply, err)
 	}
 
-	regs, err := registryClients(registries)
+	regs, err := registryClients(registries, std.Getenv("AGENT_REGISTRY_TOKEN"))
 	if err != nil {
 		return err
 	}
@@ -74,7 +62,7 @@ func send(args []string) error {
 	tx := agora.Outgoing{Body: text, Multiround: *multiround}
 	wk, wkErr := agora.FetchWellKnown(ctx, client, *to)
 	if wkErr != nil {
-		fmt.Fprintln(os.Stderr, "note:", wkErr, "- choosing without it")
+		fmt.Fprintln(std.Stderr, "note:", wkErr, "- choosing without it")
 	}
 	choice, err := agora.ChooseProtocol(wk, candidates, *task)
 	switch {
@@ -82,20 +70,20 @@ func send(args []string) error {
 		hash := agora.WireHash(wk, choice.Candidate.Digest, spelling)
 		tx.ProtocolHash = &hash
 		tx.ProtocolSources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
-		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
+		fmt.Fprintf(std.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
 	case *natural:
-		fmt.Fprintln(os.Stderr, "no protocol chosen: sending natural language")
+		fmt.Fprintln(std.Stderr, "no protocol chosen: sending natural language")
 	default:
 		return fmt.Errorf("%w (give --protocol, or --natural for a natural-language request)", err)
 	}
 	reply, err := agora.Send(ctx, client, *to, tx)
-	return printReply(reply, err)
+	return printReply(std, reply, err)
 }
 
-func readBody(body, file string) (string, error) {
+func readBody(std *cli.IO, body, file string) (string, error) {
 	switch {
 	case file == "-":
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, agent.DefaultMaxRequestBytes+1))
+		b, err := io.ReadAll(io.LimitReader(std.Stdin, agent.DefaultMaxRequestBytes+1))
 		return string(b), err
 	case file != "":
 		b, err := os.ReadFile(file)
@@ -104,7 +92,7 @@ func readBody(body, file string) (string, error) {
 	return body, nil
 }
 
-func registryClients(bases []string) ([]*agora.Registry, error) {
+func registryClients(bases []string, token string) ([]*agora.Registry, error) {
 	var allow []string
 	for _, b := range bases {
 		u, err := url.Parse(b)
@@ -118,7 +106,6 @@ func registryClients(bases []string) ([]*agora.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := os.Getenv("AGENT_REGISTRY_TOKEN")
 	var regs []*agora.Registry
 	for _, b := range bases {
 		reg, err := agora.NewRegistry(b, guarded)
@@ -163,18 +150,17 @@ func loadCandidates(ctx context.Context, args []string, regs []*agora.Registry) 
 
 // printReply prints the answer's body on stdout; anything but success also
 // goes to stderr and exits 1.
-func printReply(r agora.Reply, err error) error {
+func printReply(std *cli.IO, r agora.Reply, err error) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(r.Body)
+	fmt.Fprintln(std.Stdout, r.Body)
 	if r.ConversationID != "" {
-		fmt.Fprintln(os.Stderr, "conversationId:", r.ConversationID)
+		fmt.Fprintln(std.Stderr, "conversationId:", r.ConversationID)
 	}
 	if r.Status != agora.StatusSuccess {
 		msg, _ := json.Marshal(r.Error)
-		fmt.Fprintf(os.Stderr, "status: %s, error: %s\n", r.Status, msg)
-		return exitCode(1)
+		return fmt.Errorf("status: %s, error: %s", r.Status, msg)
 	}
 	return nil
 }

@@ -2,60 +2,33 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/cli"
 )
 
-func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "", "listen address (env AGENT_ADDR; default "+agent.DefaultAddr+")")
-	configPath := fs.String("config", os.Getenv("AGENT_CONFIG"), "YAML config file (env AGENT_CONFIG)")
-	cacheDir := fs.String("cache-dir", "", "protocol document cache directory (env AGENT_CACHE_DIR)")
-	logLevel := fs.String("log-level", "", "debug, info, warn or error (env AGENT_LOG_LEVEL)")
-	var registries, publicRegistries, allow listFlag
-	fs.Var(&registries, "registry", "registry base URL, repeatable (env AGENT_REGISTRIES, comma-separated)")
-	fs.Var(&publicRegistries, "public-registry", "the registries' public base URL for advertised sources, repeatable (env AGENT_PUBLIC_REGISTRIES; default: --registry)")
-	fs.Var(&allow, "allow", "host, host:port, IP or CIDR the fetcher may reach despite the SSRF guard, repeatable (env AGENT_ALLOW)")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
-	}
+func init() {
+	register(cli.Command{Name: "serve", Summary: "run a receiving agent", Synopsis: "agent serve [--addr HOST:PORT] [--config FILE] [flags]", Run: serve})
+}
+
+func serve(ctx context.Context, std *cli.IO, args []string) error {
 	var cfg agent.Config
-	if *configPath != "" {
-		var err error
-		if cfg, err = agent.LoadConfig(*configPath); err != nil {
-			return err
-		}
-	}
-	if err := cfg.ApplyEnv(os.Getenv); err != nil {
+	var path string
+	fs, err := parse(std, "serve", cfg.Options(&path), args)
+	if err != nil {
 		return err
 	}
-	// Flags win over the environment, which wins over the file.
-	if *addr != "" {
-		cfg.Addr = *addr
+	if fs.NArg() > 0 {
+		return cli.UsageError{Err: fmt.Errorf("unexpected argument %q (the config file is --config FILE)", fs.Arg(0))}
 	}
-	if *cacheDir != "" {
-		cfg.CacheDir = *cacheDir
+	if err := cfg.SetConfigPath(path); err != nil {
+		return err
 	}
-	if *logLevel != "" {
-		cfg.LogLevel = *logLevel
-	}
-	if len(registries) > 0 {
-		cfg.Registries = registries
-	}
-	if len(publicRegistries) > 0 {
-		cfg.PublicRegistries = publicRegistries
-	}
-	cfg.Allow = append(cfg.Allow, allow...)
-
-	log, err := newLogger(cfg.LogLevel)
+	log, err := newLogger(std, cfg.LogLevel)
 	if err != nil {
 		return err
 	}
@@ -67,17 +40,15 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return a.Serve(ctx, ln)
 }
 
-func newLogger(level string) (*slog.Logger, error) {
+func newLogger(std *cli.IO, level string) (*slog.Logger, error) {
 	var l slog.Level
 	if level != "" {
 		if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 			return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
 		}
 	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	return slog.New(slog.NewJSONHandler(std.Stderr, &slog.HandlerOptions{Level: l})), nil
 }

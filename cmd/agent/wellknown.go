@@ -3,40 +3,43 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/cli"
 )
 
-func wellknown(args []string) error {
-	fs := flag.NewFlagSet("wellknown", flag.ContinueOnError)
-	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
-	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: agent wellknown URL")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	wk, err := agora.FetchWellKnown(ctx, &http.Client{Timeout: *timeout}, fs.Arg(0))
+func init() {
+	register(cli.Command{Name: "wellknown", Summary: "show what an agent supports", Synopsis: "agent wellknown [--timeout D] URL", Run: wellknown})
+}
+
+func wellknown(ctx context.Context, std *cli.IO, args []string) error {
+	var cfg agent.WellknownConfig
+	fs, err := parse(std, "wellknown", cfg.Options(), args)
 	if err != nil {
 		return err
 	}
-	fmt.Println("read from", printable(wk.URL))
+	if fs.NArg() != 1 {
+		fmt.Fprintln(std.Stderr, "usage: "+program.Synopsis("wellknown"))
+		return cli.ErrUsage
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	wk, err := agora.FetchWellKnown(ctx, &http.Client{Timeout: cfg.Timeout}, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(std.Stdout, "read from", printable(wk.URL))
 	if len(wk.Meta) > 0 {
 		var meta any
 		if json.Unmarshal(wk.Meta, &meta) == nil {
 			b, _ := json.MarshalIndent(meta, "  ", "  ")
-			fmt.Printf("meta:\n  %s\n", printable(string(b)))
+			fmt.Fprintf(std.Stdout, "meta:\n  %s\n", printable(string(b)))
 		}
 	}
 	var hexes []string
@@ -44,31 +47,20 @@ func wellknown(args []string) error {
 		hexes = append(hexes, d.Hex()+"  "+d.Base64()+"\n    "+strings.Join(sources, "\n    "))
 	}
 	sort.Strings(hexes)
-	fmt.Printf("supported (%d):\n", len(hexes))
+	fmt.Fprintf(std.Stdout, "supported (%d):\n", len(hexes))
 	for _, h := range hexes {
-		fmt.Println("  " + printable(h))
+		fmt.Fprintln(std.Stdout, "  "+printable(h))
 	}
 	var un []string
 	for d := range wk.Unsupported {
 		un = append(un, d.Hex())
 	}
 	sort.Strings(un)
-	fmt.Printf("explicitly unsupported (%d):\n", len(un))
+	fmt.Fprintf(std.Stdout, "explicitly unsupported (%d):\n", len(un))
 	for _, h := range un {
-		fmt.Println("  " + h)
+		fmt.Fprintln(std.Stdout, "  "+h)
 	}
-	_ = os.Stdout.Sync()
 	return nil
-}
-
-func splitEnvList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // printable replaces control characters (other than the newlines this

@@ -343,10 +343,16 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-// TestFreshStoreHasExamples checks the embedded default's first run.
+// TestFreshStoreHasExamples checks a first run on either engine (compose
+// runs PostgreSQL, and its agent expects the weather example).
 func TestFreshStoreHasExamples(t *testing.T) {
-	dir := t.TempDir()
-	srv := startServer(t, "--data-dir", dir, "--open-publish")
+	for name, dbArgs := range engines(t) {
+		t.Run(name, func(t *testing.T) { freshStoreHasExamples(t, dbArgs(t)) })
+	}
+}
+
+func freshStoreHasExamples(t *testing.T, db []string) {
+	srv := startServer(t, append([]string{"--open-publish"}, db...)...)
 	st := stats(t, srv.URL)
 	if st["documents"] < 3 {
 		t.Fatalf("fresh store has %d documents", st["documents"])
@@ -362,7 +368,8 @@ func TestFreshStoreHasExamples(t *testing.T) {
 	}
 	stopServer(t, srv)
 	// A restart does not import the examples again.
-	srv = startServer(t, "--data-dir", dir)
+	srv = startServer(t, db...)
+	defer stopServer(t, srv)
 	if again := stats(t, srv.URL); again["documents"] != st["documents"]+1 {
 		t.Errorf("documents after restart %d, want %d", again["documents"], st["documents"]+1)
 	}

@@ -7,30 +7,44 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
 )
 
 func init() {
-	register(command{name: "export", summary: "write the whole registry to one archive (.tar.gz)", run: exportCommand})
+	register(command{name: "export", summary: "write the whole registry to one archive (.tar.gz)", synopsis: "registry export [-o FILE] [flags]", run: exportCommand})
+}
+
+// isTerminal reports whether w is a terminal, where gzip bytes would only
+// garble the screen.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 func exportCommand(ctx context.Context, env *environment, args []string) error {
-	var db config.Database
+	var cfg config.Export
 	fs := flagSet(env, "export")
-	out := fs.String("o", "-", "archive file to write; - means standard output")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: registry export [-o FILE] [flags]\n\nWrites every document (withdrawn ones too) with its metadata to one gzip-compressed tar.")
-		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "usage: "+program.Synopsis("export")+"\n\nWrites every document (withdrawn ones too) with its metadata to one gzip-compressed tar.")
+		cli.PrintFlags(fs)
 	}
-	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := openStore(ctx, db)
+	out := &cfg.Output
+	if *out == "-" && isTerminal(env.stdout) {
+		fmt.Fprintln(env.stderr, "registry export: standard output is a terminal; redirect it (registry export > backup.tar.gz) or give -o FILE")
+		return errUsage
+	}
+	st, _, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}

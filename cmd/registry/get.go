@@ -17,7 +17,7 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(env.stderr, "usage: "+commands["get"].synopsis)
+		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("get"))
 		return errUsage
 	}
 	d, err := protocol.ParseDigest(rest[0])

@@ -7,25 +7,20 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
 )
 
 func init() {
-	register(command{name: "import", summary: "load an archive or a directory of .md files (idempotent)", run: importCommand})
+	register(command{name: "import", summary: "load an archive or a directory of .md files (idempotent)", synopsis: "registry import [flags] ARCHIVE|DIR...", run: importCommand})
 }
 
 func importCommand(ctx context.Context, env *environment, args []string) error {
 	var cfg config.Import
 	fs := flagSet(env, "import")
-	maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "most archive entries or .md files read before the import stops")
-	maxBytes := fs.Int64("max-archive-bytes", archive.DefaultMaxArchiveBytes, "most uncompressed archive bytes read before the import stops")
-	publisher := fs.String("publisher", archive.ImportPublisher, "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)")
-	keepPublishers := fs.Bool("keep-publishers", false, "keep the publishers an archive names instead of --publisher: only for archives you trust, such as a backup of this registry (an archive could otherwise file documents under any publisher as its newer versions)")
-	applyWithdrawals := fs.Bool("apply-withdrawals", false, "let the archive's withdrawals withdraw documents stored here live; without it an import never changes an existing entry")
-	writers := fs.Int("writers", 0, "batches written at once; 0 means 2 on PostgreSQL (the server works on one while the other commits) and 1 on SQLite (one writer at a time)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: registry import [flags] ARCHIVE|DIR...\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals).\nRestore a backup of this registry with --keep-publishers.")
-		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "usage: "+program.Synopsis("import")+"\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals).\nRestore a backup of this registry with --keep-publishers.")
+		cli.PrintFlags(fs)
 	}
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
@@ -40,9 +35,9 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	}
 	defer st.Close()
 
-	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
-		Writers: importWriters(*writers, st.Engine()), Publisher: *publisher, KeepPublishers: *keepPublishers,
-		ApplyWithdrawals: *applyWithdrawals}
+	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: cfg.MaxEntries, MaxArchiveBytes: int64(cfg.MaxArchiveBytes),
+		Writers: importWriters(cfg.Writers, st.Engine()), Publisher: cfg.Publisher, KeepPublishers: cfg.KeepPublishers,
+		ApplyWithdrawals: cfg.ApplyWithdrawals}
 	failed := 0
 	for _, path := range fs.Args() {
 		start := time.Now()
@@ -59,11 +54,10 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	return nil
 }
 
-// importWriters is how many PutMany batches an import keeps in flight.
-// PostgreSQL spends a batch's time in the server, one core per connection,
-// so a second batch keeps another core busy (measured on 2 cores: 1.3–1.6×
-// the documents per second); SQLite takes one writer at a time, so a
-// second batch would only wait, holding memory.
+// importWriters is how many PutMany batches an import keeps in flight: two
+// on PostgreSQL, whose server works on one batch while the other commits,
+// one on SQLite, which takes one writer at a time (figures:
+// docs/benchmarks/import-throughput.md).
 func importWriters(flag int, engine string) int {
 	switch {
 	case flag > 0:

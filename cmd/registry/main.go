@@ -1,19 +1,20 @@
 // Command registry is the Agora protocol registry: `registry serve` (the
 // default) runs the server; the other subcommands manage its database and
 // talk to a running server. Each subcommand lives in its own file and
-// registers itself in the table below.
+// registers itself from init (see CONTRIBUTING.md, "Adding a subcommand").
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
+
+	"github.com/agora-registry/registry/internal/buildinfo"
+	"github.com/agora-registry/registry/internal/cli"
+	"github.com/agora-registry/registry/internal/config"
 )
 
 // command is one subcommand.
@@ -34,18 +35,25 @@ type environment struct {
 	getenv         func(string) string
 }
 
-var commands = map[string]command{}
+func (e *environment) io() *cli.IO {
+	return &cli.IO{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv}
+}
+
+var program = &cli.Program{Name: "registry", Default: "serve", Version: buildinfo.Version(), Commands: map[string]cli.Command{}}
 
 // register adds a subcommand; each command file calls it from init.
 func register(c command) {
-	if _, dup := commands[c.name]; dup {
+	if _, dup := program.Commands[c.name]; dup {
 		panic("duplicate command " + c.name)
 	}
-	commands[c.name] = c
+	program.Commands[c.name] = cli.Command{Name: c.name, Summary: c.summary, Synopsis: c.synopsis,
+		Run: func(ctx context.Context, std *cli.IO, args []string) error {
+			return c.run(ctx, &environment{stdin: std.Stdin, stdout: std.Stdout, stderr: std.Stderr, getenv: std.Getenv}, args)
+		}}
 }
 
-// errUsage marks a usage error (exit status 2); the message was printed.
-var errUsage = errors.New("usage error")
+// errUsage marks a usage error (exit status 2) that has been printed.
+var errUsage = cli.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,50 +64,15 @@ func main() {
 
 // run dispatches to a subcommand; serve when none is named.
 func run(ctx context.Context, env *environment, args []string) int {
-	name := "serve"
-	if len(args) == 2 && args[0] == "help" {
-		args = []string{args[1], "-h"} // help CMD is CMD -h
-	}
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		usage(env.stdout)
-		return 0
-	}
-	if len(args) > 0 && args[0] == "--version" {
-		args = append([]string{"version"}, args[1:]...)
-	}
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
-	}
-	cmd, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(env.stderr, "registry: unknown command %q\n\n", name)
-		usage(env.stderr)
-		return 2
-	}
-	err := cmd.run(ctx, env, args)
-	var unprinted unprintedUsageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &unprinted):
-		fmt.Fprintf(env.stderr, "registry %s: %v\n", name, unprinted.err)
-		return 2
-	case errors.Is(err, errUsage):
-		return 2
-	}
-	fmt.Fprintf(env.stderr, "registry %s: %v\n", name, err)
-	return 1
+	return program.Run(ctx, env.io(), args)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: registry [command] [flags]\n\ncommands (serve is the default):")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nrun `registry <command> -h` for its flags")
+// flagSet makes a subcommand's flag set (name may be "token create").
+func flagSet(env *environment, name string) *flag.FlagSet {
+	return cli.FlagSet(env.io(), "registry "+name, program.Synopsis(name))
+}
+
+// parseFlags reads a subcommand's options from the table (cli.ParseFlags).
+func parseFlags(env *environment, fs *flag.FlagSet, opts []config.Option, args []string) error {
+	return cli.ParseFlags(env.io(), fs, opts, args)
 }

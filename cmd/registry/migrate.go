@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/store/migrate"
 )
@@ -22,14 +23,14 @@ const migrateUsage = `usage: registry migrate [flags] COMMAND
                migration by hand (see docs/operations.md)`
 
 func migrateCmd(ctx context.Context, env *environment, args []string) error {
-	var db config.Database
+	var cfg config.Migrate
+	db, yes := &cfg.Database, &cfg.Yes
 	fs := flagSet(env, "migrate")
-	yes := fs.Bool("yes", false, "confirm a destructive 'down all'")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), migrateUsage)
-		fs.PrintDefaults()
+		cli.PrintFlags(fs)
 	}
-	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
 	}
 	if verb := fs.Arg(0); verb != "" && verb != "up" && verb != "down" && verb != "force" && verb != "version" {
@@ -39,7 +40,7 @@ func migrateCmd(ctx context.Context, env *environment, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	engine, dsn, err := database(db)
+	engine, dsn, err := database(*db)
 	if err != nil {
 		return err
 	}

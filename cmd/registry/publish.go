@@ -23,7 +23,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(env.stderr, "usage: "+commands["publish"].synopsis)
+		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("publish"))
 		return errUsage
 	}
 	c, err := newClient(cfg)
@@ -55,12 +55,8 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, name s
 		return err
 	}
 	out, err := c.Publish(ctx, content)
-	var refused *client.Error
-	if errors.As(err, &refused) && refused.Status == http.StatusUnauthorized && c.Token == "" {
-		return fmt.Errorf("%w; set REGISTRY_TOKEN to an API token with the publish scope (registry token create --name NAME)", err)
-	}
 	if err != nil {
-		return err
+		return explainTokenError(err, c.Token, "publish")
 	}
 	state := "exists"
 	if out.Created {
@@ -71,4 +67,14 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, name s
 		fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
 	}
 	return nil
+}
+
+// explainTokenError adds where the token comes from to a 401 answered to a
+// client that sent none.
+func explainTokenError(err error, token, scope string) error {
+	var refused *client.Error
+	if errors.As(err, &refused) && refused.Status == http.StatusUnauthorized && token == "" {
+		return fmt.Errorf("%w; set REGISTRY_TOKEN to an API token with the %s scope (registry token create --name NAME --scope %s)", err, scope, scope)
+	}
+	return err
 }

@@ -46,7 +46,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		cfg.Addr = ln.Addr().String()
 	}
 
-	st, embedded, err := openStore(ctx, cfg.Database)
+	st, _, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
@@ -64,7 +64,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Upstream:         up,
 		Logger:           log,
 	})
-	if embedded && !cfg.NoExamples {
+	if !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {
 			return fmt.Errorf("importing the example protocols: %w", err)

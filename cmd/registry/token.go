@@ -33,19 +33,17 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "registry token: unknown subcommand %q: use create, list or revoke\n%s\n", sub, usage)
 		return errUsage
 	}
-	var db config.Database
-	fs := flagSet(env, "token "+sub)
 	// Only create has flags of its own; list's and revoke's help shows none.
-	var name, scopes, publisher = new(string), new(string), new(string)
+	var create config.TokenCreate
+	db, opts := &create.Database, create.Database.Options()
 	if sub == "create" {
-		name = fs.String("name", "", "a name saying who or what uses the token")
-		scopes = fs.String("scope", "publish", "comma-separated scopes: publish, admin")
-		publisher = fs.String("publisher", store.DefaultPublisher, "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions")
+		opts = create.Options()
 	}
-	if err := parseFlags(env, fs, db.Options(), args); err != nil {
+	fs := flagSet(env, "token "+sub)
+	if err := parseFlags(env, fs, opts, args); err != nil {
 		return err
 	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -53,7 +51,7 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	svc := registry.New(st, registry.Config{})
 	switch sub {
 	case "create":
-		return tokenCreate(ctx, env, svc, *publisher, *name, *scopes)
+		return tokenCreate(ctx, env, svc, create.Publisher, create.Name, create.Scope)
 	case "list":
 		return tokenList(ctx, env, svc)
 	default:

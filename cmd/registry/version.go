@@ -8,11 +8,15 @@ import (
 )
 
 func init() {
-	register(command{name: "version", summary: "print the build version", run: versionCmd})
+	register(command{name: "version", summary: "print the build version (also --version)", synopsis: "registry version", run: versionCmd})
 }
 
 func versionCmd(_ context.Context, env *environment, args []string) error {
-	if len(args) > 0 {
+	fs := flagSet(env, "version")
+	if err := parseFlags(env, fs, nil, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintln(env.stderr, "usage: registry version")
 		return errUsage
 	}

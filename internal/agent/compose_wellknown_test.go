@@ -7,16 +7,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
-)
 
-// composeValue expands ${NAME:-default} the way compose does with NAME
-// unset.
-func composeValue(v string) string {
-	return os.Expand(v, func(ref string) string {
-		_, def, _ := strings.Cut(ref, ":-")
-		return def
-	})
-}
+	"github.com/agora-registry/registry/internal/testing/composeenv"
+)
 
 // TestComposeAgentAdvertisesReachableSources: the agent as
 // docker-compose.yml runs it reaches the registry as http://registry:8080,
@@ -40,7 +33,7 @@ func TestComposeAgentAdvertisesReachableSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.ApplyEnv(func(k string) string { return composeValue(env[k]) }); err != nil {
+	if err := cfg.ApplyEnv(func(k string) string { return composeenv.Interpolate(env[k], nil) }); err != nil {
 		t.Fatal(err)
 	}
 	cfg.CacheDir = t.TempDir()

@@ -5,22 +5,17 @@
 package agent
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// Config is the agent's configuration, read from YAML (see
-// examples/agent.yaml) and then overridden by AGENT_* variables and flags.
+// Config is the agent's configuration, read through its option table
+// (Options): defaults, the YAML file (examples/agent.yaml), AGENT_*
+// variables, flags.
 type Config struct {
 	Name        string   `yaml:"name"`
 	Description string   `yaml:"description"`
@@ -141,67 +136,40 @@ const RequestEnvelopeBytes = 64 << 10
 // (3x at worst, about 2.5x for typical Markdown), plus the envelope.
 func RequestBytesFor(maxDocument int) int { return 3*maxDocument + RequestEnvelopeBytes }
 
-// LoadConfig reads a YAML config file; unknown keys are an error, so typos
-// do not silently change behaviour.
+// LoadConfig reads a YAML config file through the option table (Options):
+// defaults, then the file; unknown keys are an error, so typos do not
+// silently change behaviour.
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return c, fmt.Errorf("reading config: %w", err)
+	opts := c.Options(new(string))
+	if err := config.SetDefaults(opts); err != nil {
+		return c, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return c, fmt.Errorf("config %s: %w", path, err)
+	if err := config.ApplyFile(path, opts); err != nil {
+		return c, err
+	}
+	return c, c.SetConfigPath(path)
+}
+
+// SetConfigPath records the config file's directory, against which the
+// file's relative paths (protocol documents, exec directories) resolve.
+func (c *Config) SetConfigPath(path string) error {
+	if path == "" {
+		c.baseDir = ""
+		return nil
 	}
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return c, err
+		return err
 	}
 	c.baseDir = abs
-	return c, nil
-}
-
-// ApplyEnv overrides the config from AGENT_* variables (getenv is
-// os.Getenv outside tests).
-func (c *Config) ApplyEnv(getenv func(string) string) error {
-	set := func(name string, dst *string) {
-		if v := getenv(name); v != "" {
-			*dst = v
-		}
-	}
-	list := func(name string, dst *[]string) {
-		if v := getenv(name); v != "" {
-			*dst = splitList(v)
-		}
-	}
-	set("AGENT_ADDR", &c.Addr)
-	set("AGENT_NAME", &c.Name)
-	set("AGENT_CACHE_DIR", &c.CacheDir)
-	set("AGENT_LOG_LEVEL", &c.LogLevel)
-	list("AGENT_REGISTRIES", &c.Registries)
-	list("AGENT_PUBLIC_REGISTRIES", &c.PublicRegistries)
-	list("AGENT_ALLOW", &c.Allow)
-	set("AGENT_LLM_BASE_URL", &c.LLM.BaseURL)
-	set("AGENT_LLM_MODEL", &c.LLM.Model)
-	if v := getenv("AGENT_MAX_REQUEST_BYTES"); v != "" {
-		var n int
-		if _, err := fmt.Sscan(v, &n); err != nil || n <= 0 {
-			return fmt.Errorf("AGENT_MAX_REQUEST_BYTES=%q is not a positive number", v)
-		}
-		c.Limits.MaxRequestBytes = n
-	}
 	return nil
 }
 
-func splitList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
+// ApplyEnv overrides the config from AGENT_* variables (getenv is
+// os.Getenv outside tests), as the option table lists them.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	return config.ApplyEnv(c.Options(new(string)), getenv)
 }
 
 // withDefaults fills every zero limit.

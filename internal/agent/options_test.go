@@ -1,27 +1,79 @@
 package agent
 
-import "testing"
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
 
-// TestDescribeCoversApplyEnv fails when ApplyEnv reads a variable the
-// option table (and so docs/configuration.md) does not list.
-func TestDescribeCoversApplyEnv(t *testing.T) {
-	described := map[string]bool{}
-	for _, o := range Describe() {
-		if o.Env != "" {
-			described[o.Env] = true
-		}
-	}
-	var read []string
-	var c Config
-	if err := c.ApplyEnv(func(name string) string { read = append(read, name); return "" }); err != nil {
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agora-registry/registry/internal/config"
+)
+
+// The agent reads its file, variables and flags through the registry's
+// option table: sizes take suffixes in every layer, flags beat variables,
+// which beat the file, which beats the defaults.
+func TestAgentOptionsLayerLikeTheRegistrys(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.yaml")
+	body := "addr: 127.0.0.1:9001\nname: file\nlimits:\n  maxDocumentBytes: 4MiB\n  maxCacheBytes: 1GiB\nconversations:\n  idleExpiry: 1m\nprotocols:\n  - document: doc.md\n    routine: {builtin: weather}\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if len(read) == 0 {
-		t.Fatal("ApplyEnv read no variable: the recording getenv is not used any more")
+	env := map[string]string{"AGENT_CONFIG": path, "AGENT_ADDR": "127.0.0.1:9002", "AGENT_MAX_REQUEST_BYTES": "8MiB"}
+	var c Config
+	var file string
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := config.Parse(fs, c.Options(&file), []string{"--registry", "http://a", "--registry", "http://b"}, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range read {
-		if !described[name] {
-			t.Errorf("ApplyEnv reads %s but Describe does not list it", name)
+	if c.Addr != "127.0.0.1:9002" || c.Name != "file" || c.Limits.MaxDocumentBytes != 4<<20 || c.Limits.MaxCacheBytes != 1<<30 ||
+		c.Limits.MaxRequestBytes != 8<<20 || c.Conversations.IdleExpiry.String() != "1m0s" || c.Limits.MaxSources != 8 ||
+		strings.Join(c.Registries, " ") != "http://a http://b" || len(c.Protocols) != 1 || c.Protocols[0].Routine.Builtin != "weather" || file != path {
+		t.Fatalf("parsed %+v (file %q)", c, file)
+	}
+	if err := c.SetConfigPath(file); err != nil || c.path("doc.md") != filepath.Join(dir, "doc.md") {
+		t.Fatalf("relative paths resolve to %q (%v)", c.path("doc.md"), err)
+	}
+	env["AGENT_MAX_REQUEST_BYTES"] = "8MB"
+	err := config.Parse(flag.NewFlagSet("serve", flag.ContinueOnError), c.Options(&file), nil, func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), `invalid value "8MB" in environment variable AGENT_MAX_REQUEST_BYTES: want a number of bytes`) {
+		t.Fatalf("bad variable: %v", err)
+	}
+}
+
+// examples/agent.yaml documents every key the table reads, and nothing else
+// (LoadConfig refuses unknown keys).
+func TestExampleConfigShowsEveryKey(t *testing.T) {
+	const example = "../../examples/agent.yaml"
+	if _, err := LoadConfig(example); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]bool{}
+	var walk func(prefix string, n *yaml.Node)
+	walk = func(prefix string, n *yaml.Node) {
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			key := strings.TrimPrefix(prefix+"."+n.Content[i].Value, ".")
+			shown[key] = true
+			walk(key, n.Content[i+1])
+		}
+	}
+	walk("", doc.Content[0])
+	for _, o := range (&Config{}).Options(new(string)) {
+		if o.Key != "" && !shown[o.Key] {
+			t.Errorf("%s is read from the config file but not shown in %s", o.Key, example)
 		}
 	}
 }

@@ -75,7 +75,16 @@ func (a *Agent) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
+		// The registry's field names (internal/api), so one query reads both logs.
 		a.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"duration_ms", time.Since(start).Milliseconds(), "remote", r.RemoteAddr)
+			"durationMs", float64(time.Since(start).Microseconds())/1000, "client", peerIP(r.RemoteAddr))
 	})
+}
+
+// peerIP is the address part of a peer's host:port.
+func peerIP(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
 }

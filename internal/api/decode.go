@@ -75,10 +75,10 @@ func jsonKind(goKind string) string {
 // served routes; this only guards other callers).
 const maxBodySizeHint = DefaultMaxBodyBytes
 
-// readSizedBody is readBody into one buffer of the declared length:
-// io.ReadAll starts at 512 bytes and doubles, five allocations and copies
-// for an 8 KB document. The length is only a hint: the capped reader
-// decides what is read, with readBody's errors.
+// readSizedBody is readBody into one buffer of the declared length, since
+// io.ReadAll grows its buffer by doubling (an allocation and a copy each
+// time). The length is only a hint: the capped reader decides what is
+// read, with readBody's errors.
 func readSizedBody(c echo.Context) ([]byte, error) {
 	req := c.Request()
 	n := req.ContentLength

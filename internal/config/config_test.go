@@ -69,7 +69,7 @@ func TestDescribeCoversContract(t *testing.T) {
 		"upstreams": "REGISTRY_UPSTREAMS", "trusted-proxies": "REGISTRY_TRUSTED_PROXIES",
 	}
 	got := map[string]string{}
-	for _, o := range Describe() {
+	for _, o := range allOptions() {
 		if o.Usage == "" {
 			t.Errorf("--%s has no documentation", o.Flag)
 		}
@@ -80,7 +80,7 @@ func TestDescribeCoversContract(t *testing.T) {
 			t.Errorf("--%s: env %q, want %q", f, got[f], env)
 		}
 	}
-	if !strings.Contains(Markdown(), "`--addr`") {
+	if !strings.Contains(Markdown((&Serve{}).Options()), "`--addr`") {
 		t.Error("markdown table lacks --addr")
 	}
 }

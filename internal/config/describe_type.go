@@ -8,7 +8,7 @@ import (
 // Type names the kind of value an option takes, for the configuration
 // reference (docs/configuration.md).
 func (o Option) Type() string {
-	switch v := o.value.(type) {
+	switch v := o.Value.(type) {
 	case stringValue:
 		return "string"
 	case hostPortValue:
@@ -20,6 +20,9 @@ func (o Option) Type() string {
 	case sizeValue:
 		return fmt.Sprintf("size in [%s, %s] (KiB, MiB, GiB suffixes allowed)", formatSize(v.min), formatSize(v.max))
 	case floatValue:
+		if v.signed {
+			return "number"
+		}
 		return "non-negative number"
 	case durationValue:
 		return "duration (e.g. 500ms, 5s, 2m)"
@@ -39,9 +42,16 @@ func (o Option) Type() string {
 		}
 		return s
 	case listValue:
-		return "comma-separated list"
+		if v.whole {
+			return "list (flag repeatable)"
+		}
+		return "comma-separated list (flag repeatable)"
+	case fileValue:
+		return "path of a YAML file"
+	case sectionValue:
+		return "YAML section"
 	case prefixListValue:
 		return "comma-separated IPs/CIDRs"
 	}
-	return fmt.Sprintf("%T", o.value)
+	return fmt.Sprintf("%T", o.Value)
 }

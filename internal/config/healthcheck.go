@@ -13,5 +13,5 @@ func (c *Healthcheck) Options() []Option {
 }
 
 func addrOption(p *string) Option {
-	return Option{Flag: "addr", Env: "REGISTRY_ADDR", Default: "127.0.0.1:8080", Usage: "address to listen on", value: hostPortValue{p}}
+	return Option{Flag: "addr", Env: "REGISTRY_ADDR", Default: "127.0.0.1:8080", Usage: "address to listen on", Value: HostPort(p)}
 }

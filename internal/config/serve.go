@@ -16,8 +16,8 @@ type Database struct {
 // Options lists the database options.
 func (d *Database) Options() []Option {
 	return []Option{
-		{Flag: "database-url", Env: "REGISTRY_DATABASE_URL", Default: "", Usage: "PostgreSQL URL (postgres://…); empty means the embedded SQLite store under --data-dir", value: urlValue{&d.DatabaseURL, []string{"postgres", "postgresql"}, true}},
-		{Flag: "data-dir", Env: "REGISTRY_DATA_DIR", Default: "./data", Usage: "directory of the embedded SQLite store", value: stringValue{&d.DataDir}},
+		{Flag: "database-url", Env: "REGISTRY_DATABASE_URL", Default: "", Usage: "PostgreSQL URL (postgres://…); empty means the embedded SQLite store under --data-dir", Value: URL(&d.DatabaseURL, true, "postgres", "postgresql")},
+		{Flag: "data-dir", Env: "REGISTRY_DATA_DIR", Default: "./data", Usage: "directory of the embedded SQLite store", Value: Text(&d.DataDir)},
 	}
 }
 
@@ -83,35 +83,35 @@ func (c *Serve) Options() []Option {
 	opts := c.Database.Options()
 	return append(opts, []Option{
 		addrOption(&c.Addr),
-		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", value: stringValue{&c.PublicURL}},
-		{Flag: "open-publish", Env: "REGISTRY_OPEN_PUBLISH", Default: "false", Usage: "allow publishing without a token (private networks only)", value: boolValue{&c.OpenPublish}},
-		{Flag: "no-examples", Env: "REGISTRY_NO_EXAMPLES", Default: "false", Usage: "leave a fresh embedded store empty instead of importing the example protocols", value: boolValue{&c.NoExamples}},
-		{Flag: "log-format", Env: "REGISTRY_LOG_FORMAT", Default: "json", Usage: "log format: json or text", value: choiceValue{&c.LogFormat, []string{"json", "text"}}},
-		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", value: choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}},
-		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", value: sizeValue{&c.MaxBodyBytes, 1 << 10, 1 << 30}},
+		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", Value: Text(&c.PublicURL)},
+		{Flag: "open-publish", Env: "REGISTRY_OPEN_PUBLISH", Default: "false", Usage: "allow publishing without a token (private networks only)", Value: Bool(&c.OpenPublish)},
+		{Flag: "no-examples", Env: "REGISTRY_NO_EXAMPLES", Default: "false", Usage: "leave a fresh store (either engine) empty instead of importing the example protocols; a store that ever held a document never gets them again", Value: Bool(&c.NoExamples)},
+		{Flag: "log-format", Env: "REGISTRY_LOG_FORMAT", Default: "json", Usage: "log format: json or text", Value: Choice(&c.LogFormat, "json", "text")},
+		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", Value: Choice(&c.LogLevel, "debug", "info", "warn", "error")},
+		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", Value: Size(&c.MaxBodyBytes, 1<<10, 1<<30)},
 		maxDocumentBytesOption(&c.MaxDocumentBytes),
-		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "16MiB", Usage: "document bytes the cache of hot raw documents may hold (allocator rounding and bookkeeping add about 15%), part of --memory-budget; 0 disables it", value: sizeValue{&c.CacheBytes, 0, 1<<32 - 1}},
-		{Flag: "cache-ttl", Env: "REGISTRY_CACHE_TTL", Default: "1m", Usage: "how long a cached raw document is served before the store is asked again (bounds how long a withdrawal on another replica takes to show)", value: durationValue{&c.CacheTTL}},
-		{Flag: "rate-limit", Env: "REGISTRY_RATE_LIMIT", Default: "100", Usage: "requests per second per client on all routes; 0 disables", value: floatValue{&c.RateLimit}},
-		{Flag: "rate-burst", Env: "REGISTRY_RATE_BURST", Default: "200", Usage: "burst of requests per client above --rate-limit", value: intValue{&c.RateBurst, 1, 1 << 20}},
-		{Flag: "publish-rate-limit", Env: "REGISTRY_PUBLISH_RATE_LIMIT", Default: "5", Usage: "publishes per second per client; 0 disables", value: floatValue{&c.PublishRateLimit}},
-		{Flag: "publish-rate-burst", Env: "REGISTRY_PUBLISH_RATE_BURST", Default: "50", Usage: "burst of publishes per client above --publish-rate-limit", value: intValue{&c.PublishRateBurst, 1, 1 << 20}},
-		{Flag: "trusted-proxies", Env: "REGISTRY_TRUSTED_PROXIES", Default: "", Usage: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed; empty means the peer address is the client", value: prefixListValue{&c.TrustedProxies}},
-		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", value: intValue{&c.RateLimitIPv6Prefix, 1, 128}},
-		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", value: boolValue{&c.RateLimitLoopback}},
-		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", value: listValue{&c.Upstreams}},
-		{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (redirects from --upstreams; the upstreams themselves are always allowed)", value: listValue{&c.OutboundAllow}},
-		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", value: stringValue{&c.CSRFSecret}},
-		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", value: durationValue{&c.ReadHeaderTimeout}},
-		{Flag: "read-timeout", Env: "REGISTRY_READ_TIMEOUT", Default: "30s", Usage: "time allowed to read a whole request", value: durationValue{&c.ReadTimeout}},
-		{Flag: "write-timeout", Env: "REGISTRY_WRITE_TIMEOUT", Default: "30s", Usage: "time allowed to write a response", value: durationValue{&c.WriteTimeout}},
-		{Flag: "idle-timeout", Env: "REGISTRY_IDLE_TIMEOUT", Default: "120s", Usage: "keep-alive idle time", value: durationValue{&c.IdleTimeout}},
-		{Flag: "shutdown-timeout", Env: "REGISTRY_SHUTDOWN_TIMEOUT", Default: "15s", Usage: "time in-flight requests get on SIGINT/SIGTERM", value: durationValue{&c.ShutdownTimeout}},
-		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", value: sizeValue{&c.MaxHeaderBytes, 1 << 10, 1 << 24}},
-		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", value: sizeValue{&c.MemoryBudget, 0, 1 << 40}},
-		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", value: sizeValue{&c.MemoryLimit, 0, 1 << 40}},
-		{Flag: "demo-list-limit", Env: "REGISTRY_DEMO_LIST_LIMIT", Default: "10000", Usage: "entries one answer of the paper demo's JSON list (GET /, every listed document oldest first) holds at most; past it a Link: <…>; rel=\"next\" header continues the list", value: intValue{&c.DemoListLimit, 1, 1000000}},
-		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", value: stringValue{&c.PprofAddr}},
+		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "16MiB", Usage: "document bytes the cache of hot raw documents may hold (allocator rounding and bookkeeping add about 15%), part of --memory-budget; 0 disables it", Value: Size(&c.CacheBytes, 0, 1<<32-1)},
+		{Flag: "cache-ttl", Env: "REGISTRY_CACHE_TTL", Default: "1m", Usage: "how long a cached raw document is served before the store is asked again (bounds how long a withdrawal on another replica takes to show)", Value: Duration(&c.CacheTTL)},
+		{Flag: "rate-limit", Env: "REGISTRY_RATE_LIMIT", Default: "100", Usage: "requests per second per client on all routes; 0 disables", Value: Rate(&c.RateLimit, false)},
+		{Flag: "rate-burst", Env: "REGISTRY_RATE_BURST", Default: "200", Usage: "burst of requests per client above --rate-limit", Value: Count(&c.RateBurst, 1, 1<<20)},
+		{Flag: "publish-rate-limit", Env: "REGISTRY_PUBLISH_RATE_LIMIT", Default: "5", Usage: "publishes per second per client; 0 disables", Value: Rate(&c.PublishRateLimit, false)},
+		{Flag: "publish-rate-burst", Env: "REGISTRY_PUBLISH_RATE_BURST", Default: "50", Usage: "burst of publishes per client above --publish-rate-limit", Value: Count(&c.PublishRateBurst, 1, 1<<20)},
+		{Flag: "trusted-proxies", Env: "REGISTRY_TRUSTED_PROXIES", Default: "", Usage: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed; empty means the peer address is the client", Value: Prefixes(&c.TrustedProxies)},
+		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", Value: Count(&c.RateLimitIPv6Prefix, 1, 128)},
+		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", Value: Bool(&c.RateLimitLoopback)},
+		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", Value: List(&c.Upstreams)},
+		{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (redirects from --upstreams; the upstreams themselves are always allowed)", Value: List(&c.OutboundAllow)},
+		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", Value: Text(&c.CSRFSecret)},
+		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", Value: Duration(&c.ReadHeaderTimeout)},
+		{Flag: "read-timeout", Env: "REGISTRY_READ_TIMEOUT", Default: "30s", Usage: "time allowed to read a whole request", Value: Duration(&c.ReadTimeout)},
+		{Flag: "write-timeout", Env: "REGISTRY_WRITE_TIMEOUT", Default: "30s", Usage: "time allowed to write a response", Value: Duration(&c.WriteTimeout)},
+		{Flag: "idle-timeout", Env: "REGISTRY_IDLE_TIMEOUT", Default: "120s", Usage: "keep-alive idle time", Value: Duration(&c.IdleTimeout)},
+		{Flag: "shutdown-timeout", Env: "REGISTRY_SHUTDOWN_TIMEOUT", Default: "15s", Usage: "time in-flight requests get on SIGINT/SIGTERM", Value: Duration(&c.ShutdownTimeout)},
+		{Flag: "max-header-bytes", Env: "REGISTRY_MAX_HEADER_BYTES", Default: "64KiB", Usage: "largest request header block", Value: Size(&c.MaxHeaderBytes, 1<<10, 1<<24)},
+		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", Value: Size(&c.MemoryBudget, 0, 1<<40)},
+		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", Value: Size(&c.MemoryLimit, 0, 1<<40)},
+		{Flag: "demo-list-limit", Env: "REGISTRY_DEMO_LIST_LIMIT", Default: "10000", Usage: "entries one answer of the paper demo's JSON list (GET /, every listed document oldest first) holds at most; past it a Link: <…>; rel=\"next\" header continues the list", Value: Count(&c.DemoListLimit, 1, 1000000)},
+		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", Value: Text(&c.PprofAddr)},
 	}...)
 }
 
@@ -151,6 +151,6 @@ type Client struct {
 // Options lists the client options.
 func (c *Client) Options() []Option {
 	return []Option{
-		{Flag: "server", Env: "REGISTRY_SERVER", Default: "http://127.0.0.1:8080", Usage: "registry base URL for client commands (publish, get); the token comes from REGISTRY_TOKEN", value: urlValue{&c.Server, []string{"http", "https"}, false}},
+		{Flag: "server", Env: "REGISTRY_SERVER", Default: "http://127.0.0.1:8080", Usage: "registry base URL for client commands (publish, get); the token comes from REGISTRY_TOKEN", Value: URL(&c.Server, false, "http", "https")},
 	}
 }

@@ -32,8 +32,8 @@ func TestSizesTakeSuffixesCountsRefuseThem(t *testing.T) {
 
 // Byte options are sizes and nothing else is: the flag name says which.
 func TestByteOptionsAreSizes(t *testing.T) {
-	for _, o := range Describe() {
-		_, isSize := o.value.(sizeValue)
+	for _, o := range allOptions() {
+		_, isSize := o.Value.(sizeValue)
 		bytesNamed := strings.HasSuffix(o.Flag, "-bytes") || strings.HasPrefix(o.Flag, "memory-")
 		if isSize != bytesNamed {
 			t.Errorf("--%s: size type %v, but its name says bytes: %v", o.Flag, isSize, bytesNamed)
@@ -68,7 +68,7 @@ func TestHelpShowsSizesWithUnits(t *testing.T) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var help strings.Builder
 	fs.SetOutput(&help)
-	if err := Bind(fs, c.Options()); err != nil {
+	if err := Parse(fs, c.Options(), nil, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
 	fs.PrintDefaults()

@@ -124,11 +124,19 @@ func formatSize(n int) string {
 	return strconv.Itoa(n)
 }
 
-type floatValue struct{ p *float64 }
+// floatValue is a rate; signed lets a negative number through (the
+// option's usage says what it means).
+type floatValue struct {
+	p      *float64
+	signed bool
+}
 
 func (v floatValue) Set(s string) error {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	switch {
+	case v.signed && (err != nil || math.IsNaN(f) || math.IsInf(f, 0)):
+		return fmt.Errorf("want a number")
+	case !v.signed && (err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0):
 		return fmt.Errorf("want a non-negative number")
 	}
 	*v.p = f
@@ -170,7 +178,13 @@ func (v choiceValue) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want one of %s", strings.Join(v.choices, ", "))
+	shown := slices.Clone(v.choices)
+	for i, c := range shown {
+		if c == "" {
+			shown[i] = `"" (empty)`
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(shown, ", "))
 }
 func (v choiceValue) String() string {
 	if v.p == nil {
@@ -179,14 +193,36 @@ func (v choiceValue) String() string {
 	return *v.p
 }
 
+// listSetter is a list option: a repeated flag, or a YAML sequence,
+// gives all its items at once.
+type listSetter interface{ setList(items []string) error }
+
 // listValue is a comma-separated list; setting it replaces the list.
-type listValue struct{ p *[]string }
+// whole keeps each item as given (file paths may hold commas).
+type listValue struct {
+	p     *[]string
+	whole bool
+}
 
 func (v listValue) Set(s string) error {
+	if s == "" {
+		*v.p = nil
+		return nil
+	}
+	return v.setList([]string{s})
+}
+
+func (v listValue) setList(items []string) error {
 	*v.p = nil
-	for _, item := range strings.Split(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			*v.p = append(*v.p, item)
+	for _, s := range items {
+		parts := []string{s}
+		if !v.whole {
+			parts = strings.Split(s, ",")
+		}
+		for _, item := range parts {
+			if item = strings.TrimSpace(item); item != "" {
+				*v.p = append(*v.p, item)
+			}
 		}
 	}
 	return nil
@@ -202,9 +238,11 @@ func (v listValue) String() string {
 // is a single-address prefix).
 type prefixListValue struct{ p *[]netip.Prefix }
 
-func (v prefixListValue) Set(s string) error {
+func (v prefixListValue) Set(s string) error { return v.setList([]string{s}) }
+
+func (v prefixListValue) setList(items []string) error {
 	*v.p = nil
-	for _, item := range strings.Split(s, ",") {
+	for _, item := range strings.Split(strings.Join(items, ","), ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
@@ -275,6 +313,17 @@ func (v urlValue) redact(s string) string {
 		return "(hidden)" + s[i:]
 	}
 	return s
+}
+
+// fileValue is the path of the YAML config file Parse reads first.
+type fileValue struct{ p *string }
+
+func (v fileValue) Set(s string) error { *v.p = s; return nil }
+func (v fileValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
 }
 
 // hostPortValue is a listen address: host:port, the host may be empty.

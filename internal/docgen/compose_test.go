@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/testing/composeenv"
 )
 
 // composeFile is the part of docker-compose.yml the checks read.
@@ -35,6 +36,7 @@ type composeService struct {
 	DependsOn map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
+	Restart string `yaml:"restart"`
 }
 
 func loadCompose(t *testing.T) composeFile {
@@ -78,6 +80,14 @@ func TestComposeServices(t *testing.T) {
 		if s.Image == "" && s.Build == nil {
 			t.Errorf("service %s has neither image nor build", name)
 		}
+		if s.Restart == "no" {
+			// A one-shot job (migrate): others wait for it to complete, so
+			// a health check would only probe it while it works.
+			if s.Healthcheck != nil {
+				t.Errorf("one-shot service %s has a health check", name)
+			}
+			continue
+		}
 		if s.Healthcheck == nil || s.Healthcheck.Disable || len(s.Healthcheck.Test) < 2 {
 			t.Errorf("service %s has no health check", name)
 			continue
@@ -109,6 +119,37 @@ func TestComposeServices(t *testing.T) {
 		name, _, _ := strings.Cut(v, ":")
 		if _, ok := c.Volumes[name]; !ok {
 			t.Errorf("db volume %q is not a named volume", v)
+		}
+	}
+}
+
+// TestComposeFirstRun: the images are stamped with VERSION, and the URLs
+// handed out follow REGISTRY_PORT unless REGISTRY_PUBLIC_URL is set.
+func TestComposeFirstRun(t *testing.T) {
+	c := loadCompose(t)
+	for name, s := range c.Services {
+		if s.Build == nil {
+			continue
+		}
+		b, _ := s.Build.(map[string]any)
+		args, _ := b["args"].(map[string]any)
+		if v, _ := args["VERSION"].(string); !strings.Contains(v, "${VERSION") {
+			t.Errorf("service %s builds without the VERSION argument (build: %v)", name, s.Build)
+		}
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "http://localhost:8080"},
+		{map[string]string{"REGISTRY_PORT": "9999"}, "http://localhost:9999"},
+		{map[string]string{"REGISTRY_PORT": "9999", "REGISTRY_PUBLIC_URL": "https://r.example"}, "https://r.example"},
+	} {
+		if got := composeenv.Interpolate(c.Services["registry"].Environment["REGISTRY_PUBLIC_URL"], tc.env); got != tc.want {
+			t.Errorf("%v: REGISTRY_PUBLIC_URL %q, want %q", tc.env, got, tc.want)
+		}
+		if got := composeenv.Interpolate(c.Services["agent"].Environment["AGENT_PUBLIC_REGISTRIES"], tc.env); got != tc.want {
+			t.Errorf("%v: AGENT_PUBLIC_REGISTRIES %q, want %q", tc.env, got, tc.want)
 		}
 	}
 }
@@ -172,8 +213,7 @@ func TestComposeAgentConfig(t *testing.T) {
 	env := s.Environment
 	env["AGENT_CACHE_DIR"] = t.TempDir() // /cache is a volume in the container
 	// Compose substitutes ${NAME:-default}; with NAME unset, the default.
-	unset := func(ref string) string { _, def, _ := strings.Cut(ref, ":-"); return def }
-	if err := cfg.ApplyEnv(func(k string) string { return os.Expand(env[k], unset) }); err != nil {
+	if err := cfg.ApplyEnv(func(k string) string { return composeenv.Interpolate(env[k], nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := agent.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {

@@ -1,6 +1,9 @@
 package protocol
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMarkdownFallback(t *testing.T) {
 	cases := []struct {
@@ -34,6 +37,10 @@ func TestMarkdownFallback(t *testing.T) {
 		{"list ends a paragraph", "p1\n- item\np2", "", "p1"},
 		{"CRLF", "# T\r\n\r\nline one\r\nline two\r\n", "T", "line one line two"},
 		{"empty", "", "", ""},
+		{"a table is not prose", "| a | b |\n|---|---|\n| 1 | 2 |\n\np", "", "p"},
+		{"paragraphs inside lists are not the summary", "- # x\n\n  item para\n\nreal", "", "real"},
+		{"deep nesting after the title is not parsed", "# T\n\np\n\n" + strings.Repeat("> ", 40) + "x\n\n# Later", "T", "p"},
+		{"nothing from the deep line on", strings.Repeat("- ", 40) + "x\n\n# T\n\np", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -43,8 +43,8 @@ type pyError struct {
 }
 
 // pyMaxDepth is the deepest node we say PyYAML composes without
-// RecursionError: a margin under the 493 measured, for the frames of the
-// SDK's own callers.
+// RecursionError, with a margin for the frames of the SDK's own callers
+// (the measured depth is in docs/SECURITY.md, 14).
 const pyMaxDepth = 480
 
 // pyObject is a constructed Python value, described.

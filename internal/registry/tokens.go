@@ -82,6 +82,9 @@ func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name stri
 	if name == "" || len([]rune(name)) > maxTokenNameRunes {
 		return NewToken{}, apperr.Newf(apperr.Invalid, "invalid_token_name", "a token name is 1 to %d characters", maxTokenNameRunes)
 	}
+	if err := s.refuseTakenName(ctx, name); err != nil {
+		return NewToken{}, err
+	}
 	var raw [tokenSecretBytes]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return NewToken{}, apperr.Wrap(apperr.Internal, "internal", "cannot generate a token", err)
@@ -92,6 +95,26 @@ func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name stri
 		return NewToken{}, err
 	}
 	return NewToken{Token: t, Secret: secret}, nil
+}
+
+// ErrTokenNameTaken refuses a second live token with one name, so `token
+// list` and `token revoke` never leave an operator guessing which is which.
+var ErrTokenNameTaken = apperr.New(apperr.Conflict, "token_name_taken", "a token that is not revoked already has this name")
+
+// refuseTakenName checks the live tokens' names. Tokens are made by an
+// operator one at a time, so the check before the insert is enough; a
+// revoked token's name may be reused.
+func (s *Service) refuseTakenName(ctx context.Context, name string) error {
+	ts, err := s.store.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if t.RevokedAt == nil && t.Name == name {
+			return ErrTokenNameTaken.With(fmt.Sprintf("token %d is already named %q: pick another name or revoke it first (registry token revoke %d)", t.ID, name, t.ID))
+		}
+	}
+	return nil
 }
 
 // Authenticate finds the unrevoked token whose secret this is, or returns

@@ -10,6 +10,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/agora-registry/registry/internal/protocol"
 )
 
 // The rendering budget. goldmark's cost grows faster than its input for a
@@ -19,7 +21,7 @@ import (
 const (
 	// MaxNesting caps the blockquotes and lists one line opens or
 	// continues: opening them costs the square of their depth.
-	MaxNesting = 32
+	MaxNesting = protocol.MaxMarkdownNesting
 	// Table cells, as goldmark makes them (every row padded to the
 	// header's width): a base plus one cell per two bytes of document.
 	tableCellsBase    = 4096
@@ -57,7 +59,7 @@ func limitsFor(size int) limits {
 // when it can. It parses the block structure only (no inline parsers, no
 // link reference definitions: both can only make the estimate larger).
 func overBudget(src []byte, lim limits) string {
-	if line, depth := deepestLine(src); depth > MaxNesting {
+	if line, depth := protocol.DeepestMarkdownLine(src); depth > MaxNesting {
 		return fmt.Sprintf("line %d nests %d blockquotes or lists (the limit is %d)", line, depth, MaxNesting)
 	}
 	st := &budgetState{limits: lim}
@@ -98,67 +100,6 @@ func overBudget(src []byte, lim limits) string {
 		return fmt.Sprintf("its links, raw HTML and code spans need %d bytes of rescanning (the limit for its size is %d)", scan, lim.inlineScan)
 	}
 	return ""
-}
-
-// deepestLine returns the line (1-based) with the most container markers
-// and its depth, an upper bound on the nesting goldmark would build there.
-func deepestLine(src []byte) (line, depth int) {
-	for n, rest := 1, src; len(rest) > 0; n++ {
-		l, after, _ := bytes.Cut(rest, []byte("\n"))
-		if d := lineNesting(bytes.TrimSuffix(l, []byte("\r"))); d > depth {
-			line, depth = n, d
-		}
-		rest = after
-	}
-	return line, depth
-}
-
-// lineNesting bounds the containers a line opens or continues: its leading
-// '>' and list markers, plus one level per two columns of indentation (a
-// list item continues only on lines indented past its marker). A line
-// without markers opens nothing, so it never deepens the nesting.
-func lineNesting(line []byte) int {
-	markers, columns := 0, 0
-	for i := 0; i < len(line); {
-		c := line[i]
-		switch {
-		case c == ' ':
-			columns++
-			i++
-			continue
-		case c == '\t':
-			columns += 4
-			i++
-			continue
-		case c == '>':
-			i++
-		case (c == '-' || c == '*' || c == '+') && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t'):
-			i++
-		case c >= '0' && c <= '9':
-			j := i
-			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
-				j++
-			}
-			if j == len(line) || (line[j] != '.' && line[j] != ')') || (j+1 < len(line) && line[j+1] != ' ' && line[j+1] != '\t') {
-				return nesting(markers, columns)
-			}
-			i = j + 1
-		default:
-			return nesting(markers, columns)
-		}
-		markers++
-		if i < len(line) && line[i] == ' ' { // the space that belongs to the marker
-			i++
-		}
-	}
-	return nesting(markers, columns)
-}
-
-func nesting(markers, columns int) int {
-	if markers == 0 {
-		return 0
-	}
-	return markers + columns/2
 }
 
 // inlineScanCost sums, over the triggers in a block's text, the bytes from

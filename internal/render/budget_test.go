@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agora-registry/registry/internal/protocol"
 )
 
 func TestCostlyMarkdownIsShownAsText(t *testing.T) {
@@ -114,8 +116,8 @@ func TestLineNesting(t *testing.T) {
 		"> a": 1, "- a": 1, "-": 1, "1. a": 1, "1) a": 1,
 		"> > - 1. a": 4, ">>>": 3, "    - a": 3, "\t- a": 3, "  >   - a": 4,
 	} {
-		if got := lineNesting([]byte(line)); got != want {
-			t.Errorf("lineNesting(%q) = %d, want %d", line, got, want)
+		if got := protocol.MarkdownLineNesting([]byte(line)); got != want {
+			t.Errorf("MarkdownLineNesting(%q) = %d, want %d", line, got, want)
 		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 )
 
 // wordSet is the set of words distinctWords has seen: open addressing
-// over the words' hashes, reused across documents. A Go map cost about as
-// much as the rest of preparing a document for PutMany.
+// over the words' hashes, reused across documents, because a Go map was
+// the largest cost of preparing a document for PutMany
+// (docs/benchmarks/postgres-write-profile.md).
 type wordSet struct {
 	seed  maphash.Seed
 	slots []int32 // 0: empty; else 1 + an index into words

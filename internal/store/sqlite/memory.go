@@ -9,9 +9,8 @@ import "runtime"
 // connection in the process, bounded by the SUM of the connections'
 // cache_size, and any one connection may fill all of it (a reader evicts
 // the least recently used page of any connection). The pool lives in
-// modernc's C heap, outside the Go runtime's soft memory limit, where an
-// 8 KiB page takes a 16 KiB allocation slot, so large caches cost twice
-// their size in resident memory (docs/benchmarks/sqlite-memory.md). The
+// modernc's C heap, outside the Go runtime's soft memory limit, where a
+// page costs more than its size (docs/benchmarks/sqlite-memory.md). The
 // file's pages stay in the operating system's cache anyway, so a miss here
 // costs one pread, not a disk read: the budget is kept small.
 const (

@@ -1,0 +1,27 @@
+package config
+
+// Command is one subcommand and every option it reads, for the reference
+// (docs/configuration.md) and the tests that hold each command's flag set
+// to this table.
+type Command struct {
+	Name    string // as typed after the binary's name: "serve", "token create"
+	Options []Option
+}
+
+// RegistryCommands lists the registry's subcommands that take options. A
+// new subcommand adds its row here and reads its flags with Parse.
+func RegistryCommands() []Command {
+	return []Command{
+		{"serve", (&Serve{}).Options()},
+		{"healthcheck", (&Healthcheck{}).Options()},
+		{"migrate", (&Migrate{}).Options()},
+		{"token create", (&TokenCreate{}).Options()},
+		{"token list", (&Database{}).Options()},
+		{"token revoke", (&Database{}).Options()},
+		{"export", (&Export{}).Options()},
+		{"import", (&Import{}).Options()},
+		{"publish", (&Client{}).Options()},
+		{"get", (&Client{}).Options()},
+		{"withdraw", (&Withdraw{}).Options()},
+	}
+}
