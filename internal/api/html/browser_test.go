@@ -219,10 +219,13 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 	must(t, err, "opening the result")
 
 	// The rendered document: headings and the table.
+	// The page title is the one <h1>; the document's headings sit below
+	// it, each with an id and a link to itself.
 	headings := run(t, ctx, "headings", chromedp.Evaluate[[]string](
-		`Array.from(document.querySelectorAll(".markdown h1, .markdown h2")).map(h => h.tagName + " " + h.textContent)`))
-	if strings.Join(headings, "|") != "H1 Harbour Tide Tables|H2 Request|H2 Response" {
-		t.Errorf("rendered headings = %q", headings)
+		`Array.from(document.querySelectorAll("h1, .markdown h2, .markdown h3")).map(h =>
+			h.tagName + " " + h.firstChild.textContent + (h.id ? " #" + h.id : "") + (h.querySelector("a.anchor[href='#" + h.id + "']") ? " linked" : ""))`))
+	if strings.Join(headings, "|") != "H1 Harbour Tide Tables|H2 Harbour Tide Tables #doc-harbour-tide-tables linked|H3 Request #doc-request linked|H3 Response #doc-response linked" {
+		t.Errorf("headings = %q", headings)
 	}
 	cells := run(t, ctx, "table", chromedp.Evaluate[[]string](
 		`Array.from(document.querySelectorAll(".markdown table th, .markdown table td")).map(c => c.textContent)`))
