@@ -37,10 +37,10 @@ type publishPage struct {
 	// publishing is permanent.
 	NeedsConfirm bool
 	// Focus names what the page moves focus to: "preview" or "confirm".
-	Focus       string
-	Error       string
-	ErrorField  string // which field Error is about: "content", "token" or ""
-	Preview     *preview
+	Focus      string
+	Error      string
+	ErrorField string // which field Error is about: "content", "token" or ""
+	Preview    *preview
 }
 
 type preview struct {
