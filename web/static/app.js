@@ -99,6 +99,11 @@
           if (form.requestSubmit) { form.requestSubmit(publish); } else { publish.click(); }
         }
       });
+      // The keypress that follows would submit the form a second time, by
+      // its first button, wherever keydown's default was not honoured.
+      token.addEventListener("keypress", function (e) {
+        if (e.key === "Enter") { e.preventDefault(); }
+      });
     }
     // After a preview (or a publish that needs confirming), take the
     // reader to what they must look at.
