@@ -205,7 +205,6 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 
 	// Find it from the home page by a word of its description only.
 	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")), "opening home")
-	screenshot(t, ctx, "home.png")
 	must(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("home-q"), "estuary")), "typing a search")
 	_, err := chromedp.RunResponse(ctx, chromedp.Submit(chromedp.ID("home-q")))
 	must(t, err, "searching")
@@ -214,7 +213,6 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 	if len(results) != 1 || results[0] != "Harbour Tide Tables" {
 		t.Fatalf("searching for a word of the description found %q, want exactly the published document", results)
 	}
-	screenshot(t, ctx, "search.png")
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("ol.entries li.entry h3 a")))
 	must(t, err, "opening the result")
 
@@ -236,7 +234,6 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 	if codeClass != "language-json" {
 		t.Errorf("fenced code class = %q, want language-json", codeClass)
 	}
-	screenshot(t, ctx, "protocol.png")
 
 	// The copy targets hold exactly the values, and the buttons copy
 	// exactly them: nothing around them, no whitespace.
