@@ -105,6 +105,15 @@
         if (e.key === "Enter") { e.preventDefault(); }
       });
     }
+    // The token survives Preview in this tab's session storage for the one
+    // navigation (read and removed on the next page), never in the page
+    // the server sends back: no answer ever echoes a secret.
+    if (token) {
+      form.addEventListener("submit", function () {
+        if (token.value) { sessionStorage.setItem(tokenKey, token.value); }
+      });
+      if (keptToken && !token.value) { token.value = keptToken; }
+    }
     // After a preview (or a publish that needs confirming), take the
     // reader to what they must look at.
     var focus = document.querySelector("[data-focus]");
@@ -124,7 +133,13 @@
     }
   }
 
+  var tokenKey = "agora-registry-publish-token", keptToken = null;
+
   document.addEventListener("DOMContentLoaded", function () {
+    try {
+      keptToken = sessionStorage.getItem(tokenKey);
+      sessionStorage.removeItem(tokenKey);
+    } catch (e) { keptToken = null; }
     var buttons = document.querySelectorAll("button.copy[data-copy]");
     if (buttons.length) {
       status = document.createElement("p");

@@ -20,19 +20,12 @@ import (
 // maxTagsField caps the free-text tags field of the form.
 const maxTagsField = 2000
 
-// maxTokenField caps the token echoed back into the form (tokens are far
-// shorter; a longer value is not one and is not kept).
-const maxTokenField = 200
-
 type publishPage struct {
 	base
 	CSRF        string
 	OpenPublish bool
 	Content     string // always echoed back, so an error never loses text
 	TagsField   string
-	// Token is the typed API token, kept across a preview so Publish right
-	// after it works (the page is no-store).
-	Token string
 	// NeedsConfirm asks for "publish anyway": the document has notes and
 	// publishing is permanent.
 	NeedsConfirm bool
@@ -83,9 +76,6 @@ func (p *Pages) publish(c echo.Context) error {
 	page.TagsField = c.FormValue("tags")
 	if len(page.TagsField) > maxTagsField {
 		page.TagsField = page.TagsField[:maxTagsField]
-	}
-	if tok := c.FormValue("token"); len(tok) <= maxTokenField {
-		page.Token = tok
 	}
 	show := func(status int, field, msg string) error {
 		page.Error, page.ErrorField = msg, field
