@@ -36,12 +36,6 @@ func ParseHashPrefix(s string) (HashPrefix, error) {
 	return HashPrefix{hex: strings.ToLower(s)}, nil
 }
 
-// LooksLikeHashPrefix reports whether s could be a hash prefix.
-func LooksLikeHashPrefix(s string) bool {
-	_, err := ParseHashPrefix(s)
-	return err == nil
-}
-
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
