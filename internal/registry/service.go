@@ -116,6 +116,11 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 		return PublishResult{}, store.ErrWithdrawn.With(
 			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
 	}
+	if !created {
+		if err := checkTagsKept(e, nd.ExtraTags); err != nil {
+			return PublishResult{}, err
+		}
+	}
 	return PublishResult{Entry: e, Created: created}, nil
 }
 

@@ -14,7 +14,9 @@ import (
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/agora-registry/registry/internal/protocol"
 )
@@ -36,6 +38,7 @@ func New() *Renderer {
 			extension.Linkify,
 			extension.TaskList,
 		),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headings{}, 1000))),
 		goldmark.WithRendererOptions(gmhtml.WithXHTML()),
 		goldmark.WithRendererOptions(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
 	)

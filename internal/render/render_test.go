@@ -18,7 +18,7 @@ func TestRendersGitHubFlavouredMarkdown(t *testing.T) {
 	}
 	got := string(out.HTML)
 	for _, want := range []string{
-		"<h1>Weather Protocol</h1>",
+		`<h2 id="doc-weather-protocol">Weather Protocol</h2>`,
 		"<table>", `<th align="left">field</th>`, `<td align="right">string</td>`,
 		`<input checked="" disabled="" type="checkbox"`,
 		`<code class="language-json">`,

@@ -266,6 +266,10 @@ type Documents interface {
 	// (nil: from the first) in List's order when another listed entry
 	// follows it, and nil when at most n do: the end of a page of n.
 	ListEnd(ctx context.Context, after *ListPosition, n int) (*ListPosition, error)
+	// ByPrefix lists the entries whose hex digest starts with p, withdrawn
+	// ones too (Withdrawn set), in digest order, at most limit (1 to
+	// MaxPrefixMatches): a range scan of the digest key, never a table scan.
+	ByPrefix(ctx context.Context, p HashPrefix, limit int) ([]Resolution, error)
 	// Successors lists listed entries whose front matter supersedes d,
 	// at most MaxSuccessors: those of d's publisher first, then the others
 	// (claims), each oldest first, so that claims, however many, never

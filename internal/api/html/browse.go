@@ -81,6 +81,9 @@ type sortOption struct {
 func (p *Pages) browse(c echo.Context) error {
 	ctx := c.Request().Context()
 	params := c.QueryParams()
+	if target, ok := p.pastedHash(c, params.Get("q")); ok {
+		return c.Redirect(http.StatusSeeOther, target)
+	}
 	q := store.Query{
 		Text:   strings.TrimSpace(params.Get("q")),
 		Tags:   nonEmpty(params["tag"]),

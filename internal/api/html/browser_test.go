@@ -205,7 +205,6 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 
 	// Find it from the home page by a word of its description only.
 	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")), "opening home")
-	screenshot(t, ctx, "home.png")
 	must(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("home-q"), "estuary")), "typing a search")
 	_, err := chromedp.RunResponse(ctx, chromedp.Submit(chromedp.ID("home-q")))
 	must(t, err, "searching")
@@ -214,15 +213,17 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 	if len(results) != 1 || results[0] != "Harbour Tide Tables" {
 		t.Fatalf("searching for a word of the description found %q, want exactly the published document", results)
 	}
-	screenshot(t, ctx, "search.png")
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("ol.entries li.entry h3 a")))
 	must(t, err, "opening the result")
 
 	// The rendered document: headings and the table.
+	// The page title is the one <h1>; the document's headings sit below
+	// it, each with an id and a link to itself.
 	headings := run(t, ctx, "headings", chromedp.Evaluate[[]string](
-		`Array.from(document.querySelectorAll(".markdown h1, .markdown h2")).map(h => h.tagName + " " + h.textContent)`))
-	if strings.Join(headings, "|") != "H1 Harbour Tide Tables|H2 Request|H2 Response" {
-		t.Errorf("rendered headings = %q", headings)
+		`Array.from(document.querySelectorAll("h1, .markdown h2, .markdown h3")).map(h =>
+			h.tagName + " " + h.firstChild.textContent + (h.id ? " #" + h.id : "") + (h.querySelector("a.anchor[href='#" + h.id + "']") ? " linked" : ""))`))
+	if strings.Join(headings, "|") != "H1 Harbour Tide Tables|H2 Harbour Tide Tables #doc-harbour-tide-tables linked|H3 Request #doc-request linked|H3 Response #doc-response linked" {
+		t.Errorf("headings = %q", headings)
 	}
 	cells := run(t, ctx, "table", chromedp.Evaluate[[]string](
 		`Array.from(document.querySelectorAll(".markdown table th, .markdown table td")).map(c => c.textContent)`))
@@ -233,7 +234,6 @@ func TestBrowserPublishFindReadAndCopy(t *testing.T) {
 	if codeClass != "language-json" {
 		t.Errorf("fenced code class = %q, want language-json", codeClass)
 	}
-	screenshot(t, ctx, "protocol.png")
 
 	// The copy targets hold exactly the values, and the buttons copy
 	// exactly them: nothing around them, no whitespace.

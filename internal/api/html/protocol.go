@@ -23,6 +23,7 @@ type protocolPage struct {
 	Sources   []string
 	RawURL    string
 	Request   string // a ready Agora request using this protocol, as JSON
+	UseIt     []snippet
 	Rendered  template.HTML
 	Older     *versionLink
 	Newer     []versionLink
@@ -71,6 +72,9 @@ func (p *Pages) protocol(c echo.Context) error {
 	if c.Param("*") == "" {
 		return redirectToBrowse(c)
 	}
+	if prefix, err := store.ParseHashPrefix(c.Param("*")); err == nil && len(prefix.String()) < 2*protocol.DigestSize {
+		return p.prefix(c, prefix)
+	}
 	d, err := param.PathHash(c)
 	if err != nil {
 		return err
@@ -78,9 +82,8 @@ func (p *Pages) protocol(c echo.Context) error {
 	ctx := c.Request().Context()
 	e, err := p.svc.Get(ctx, d, true)
 	if err != nil {
-		if errors.Is(err, store.ErrWithdrawn) && e.WithdrawReason != "" {
-			return p.RenderError(c, http.StatusGone, store.ErrWithdrawn.Code,
-				"This protocol was withdrawn: "+e.WithdrawReason)
+		if errors.Is(err, store.ErrWithdrawn) {
+			return p.withdrawn(c, e)
 		}
 		return err
 	}
@@ -89,7 +92,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		return err
 	}
 	page := protocolPage{
-		base:    base{Title: displayTitle(e.Metadata.Title, d)},
+		base:    base{Title: displayTitle(e.Metadata.Title, d), Meta: p.protocolMeta(e)},
 		Entry:   e,
 		Hex:     d.Hex(),
 		Base64:  d.Base64(),
@@ -113,6 +116,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		return err
 	}
 	page.Request = string(req)
+	page.UseIt = useIt(e, d, p.svc.Config().PublicURL, page.Sources)
 	if v, err := p.svc.Versions(ctx, e); err == nil {
 		page.setVersions(v)
 	} else {
@@ -127,4 +131,14 @@ func displayTitle(t string, d protocol.Digest) string {
 		return t
 	}
 	return "Untitled protocol " + d.Hex()[:12]
+}
+
+// protocolMeta describes a protocol page for search engines and link
+// previews: the document's description, else a sentence naming it.
+func (p *Pages) protocolMeta(e store.Entry) *pageMeta {
+	desc := e.Metadata.Description
+	if desc == "" {
+		desc = "An Agora protocol document, SHA-1 " + e.Digest.Hex() + "."
+	}
+	return &pageMeta{Description: desc, URL: p.svc.PageURL(e.Digest), NoIndex: e.Withdrawn()}
 }

@@ -26,9 +26,14 @@ type publishPage struct {
 	OpenPublish bool
 	Content     string // always echoed back, so an error never loses text
 	TagsField   string
-	Error       string
-	ErrorField  string // which field Error is about: "content", "token" or ""
-	Preview     *preview
+	// NeedsConfirm asks for "publish anyway": the document has notes and
+	// publishing is permanent.
+	NeedsConfirm bool
+	// Focus names what the page moves focus to: "preview" or "confirm".
+	Focus      string
+	Error      string
+	ErrorField string // which field Error is about: "content", "token" or ""
+	Preview    *preview
 }
 
 type preview struct {
@@ -93,19 +98,35 @@ func (p *Pages) publish(c echo.Context) error {
 		return show(http.StatusBadRequest, "content", "Paste a protocol document or choose a file to upload.")
 	}
 	previewing := c.FormValue("action") != "publish"
+	busy := func() error {
+		c.Response().Header().Set("Retry-After", "1")
+		return show(http.StatusTooManyRequests, "", "A preview from your address is still being prepared. Wait for it to finish, then submit again; your text is kept below.")
+	}
 	if previewing {
 		// One preview per client at a time: reading and rendering a
 		// document is the costly part, and previews need no token.
 		release, ok := p.previews.take(c.RealIP())
 		if !ok {
-			c.Response().Header().Set("Retry-After", "1")
-			return show(http.StatusTooManyRequests, "", "A preview from your address is still being prepared. Wait for it to finish, then submit again; your text is kept below.")
+			return busy()
 		}
 		defer release()
 	}
 	doc, err := p.svc.Prepare([]byte(content))
 	if err != nil {
 		return fail("content", err)
+	}
+	status := http.StatusOK
+	if !previewing && len(doc.Lints) > 0 && c.FormValue("anyway") != "1" {
+		// Publishing is permanent: a document with notes is shown again,
+		// with them, and goes out only with "publish anyway" ticked.
+		release, ok := p.previews.take(c.RealIP())
+		if !ok {
+			return busy()
+		}
+		defer release()
+		previewing, status = true, http.StatusUnprocessableEntity
+		page.NeedsConfirm, page.Focus = true, "confirm"
+		page.Error, page.ErrorField = fmt.Sprintf("Not published yet: this document has %s (shown in the preview below). Publishing is permanent; fix them, or tick “Publish anyway” and publish again.", plural(len(doc.Lints), "note", "notes")), ""
 	}
 	if previewing {
 		rendered, err := p.documents.Preview(c.Request().Context(), doc.Content)
@@ -120,7 +141,10 @@ func (p *Pages) publish(c echo.Context) error {
 		if fromFile {
 			page.Title = "Preview of the uploaded file"
 		}
-		return p.render(c, http.StatusOK, "publish", page)
+		if page.Focus == "" {
+			page.Focus = "preview"
+		}
+		return p.render(c, status, "publish", page)
 	}
 	tok, err := p.authorise(c)
 	if err != nil {

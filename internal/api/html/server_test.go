@@ -29,6 +29,7 @@ type serverOptions struct {
 	openPublish bool
 	examples    bool
 	documents   *render.Documents // nil: the default renderer
+	publicURL   string            // "": the server's own address
 }
 
 func startServer(t testing.TB, o serverOptions) *testServer {
@@ -45,7 +46,11 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	}
 	base := "http://" + ln.Addr().String()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log})
+	public := base
+	if o.publicURL != "" {
+		public = o.publicURL
+	}
+	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log})
 	if o.examples {
 		if _, err := svc.SeedExamples(ctx, examples.Protocols, "protocols"); err != nil {
 			t.Fatal(err)

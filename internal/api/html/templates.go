@@ -13,7 +13,11 @@ import (
 
 // pageNames are the page templates; each is parsed together with
 // layout.html, which defines the frame every page shares.
-var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error"}
+var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "prefix", "withdrawn"}
+
+// partials are templates any page may use (partial_*.html): pieces of a
+// page kept in their own files.
+const partials = "partial_*.html"
 
 // maxRenderedPage caps the buffer of one rendered page; documents are at
 // most a few MiB, so anything beyond this is a bug, not a big page.
@@ -31,22 +35,25 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 		"date":      func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"size":      humanSize,
-		"plural": func(n int, one, many string) string {
-			if n == 1 {
-				return fmt.Sprintf("%d %s", n, one)
-			}
-			return fmt.Sprintf("%d %s", n, many)
-		},
+		"add":       func(a, b int) int { return a + b },
+		"plural":    plural,
 	}
 	t := &templates{pages: map[string]*template.Template{}}
 	for _, name := range pageNames {
-		tpl, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", name+".html")
+		tpl, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", partials, name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("html: parsing template %s: %w", name, err)
 		}
 		t.pages[name] = tpl
 	}
 	return t, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func humanSize(n int) string {
@@ -64,6 +71,15 @@ type base struct {
 	Title string // the <title> and heading; "" for the home page
 	Nav   string // which navigation entry is current
 	Query string // pre-fills the header's search box
+	Meta  *pageMeta
+}
+
+// pageMeta is a page's description for search engines and link previews
+// (meta description, OpenGraph).
+type pageMeta struct {
+	Description string
+	URL         string // the page's absolute address
+	NoIndex     bool   // a page search engines should not list
 }
 
 // render writes a page. It renders into a buffer first, so a template

@@ -275,6 +275,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "publish new", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/markdown"), body: "# New\n\nFresh.\n", status: 201},
 		{name: "publish again", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/markdown"), body: "# New\n\nFresh.\n", status: 200},
 		{name: "publish json", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "application/json"), body: `{"content":"# Json\n","tags":["x"]}`, status: 201},
+		{name: "publish again with a new tag", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "application/json"), body: `{"content":"# Json\n","tags":["x","y"]}`, status: 409},
 		{name: "publish withdrawn", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/markdown"), body: "# Withdrawn\n\nGoes away.\n", status: 410},
 		{name: "publish empty", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", header: withType(f.publishToken, "text/plain"), body: "", status: 400},
 		{name: "publish no token", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols", body: "# x\n", status: 401},

@@ -34,3 +34,22 @@ func (s *Store) ResolvePlan(ctx context.Context) ([]string, error) {
 	}
 	return plan, rows.Err()
 }
+
+// PrefixPlan is SQLite's query plan for the prefix lookup.
+func (s *Store) PrefixPlan(ctx context.Context) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+prefixQuery, "a", "b", 1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return nil, err
+		}
+		plan = append(plan, detail)
+	}
+	return plan, rows.Err()
+}

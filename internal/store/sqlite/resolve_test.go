@@ -18,3 +18,16 @@ func TestResolveReadsOnlyTheCoveringIndex(t *testing.T) {
 		t.Fatalf("resolve plan does not read only documents_resolve:\n%s", joined)
 	}
 }
+
+// A prefix lookup is a range search of the covering digest index, never a
+// scan of the table.
+func TestPrefixLookupSearchesTheDigestIndex(t *testing.T) {
+	plan, err := openTemp(t).PrefixPlan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "\n")
+	if !strings.Contains(joined, "SEARCH d USING COVERING INDEX documents_resolve (hex>? AND hex<?)") {
+		t.Fatalf("prefix plan is not a range search of documents_resolve:\n%s", joined)
+	}
+}

@@ -40,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Withdraw", func(t *testing.T) { testWithdraw(t, open) })
 	t.Run("Import", func(t *testing.T) { testImport(t, open) })
 	t.Run("Resolve", func(t *testing.T) { testResolve(t, open) })
+	t.Run("ByPrefix", func(t *testing.T) { testByPrefix(t, open) })
 	t.Run("Successors", func(t *testing.T) { testSuccessors(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Pagination", func(t *testing.T) { testPagination(t, open) })

@@ -1,0 +1,47 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// prefixQuery scans documents_resolve, which holds every column the answer
+// needs, between the prefix's lowest and highest hex digest (hex is stored
+// lower-case and compared bytewise); LIMIT stops the scan after the rows
+// asked.
+const prefixQuery = `SELECT d.hex, d.title, d.withdrawn_at IS NOT NULL
+	FROM documents AS d INDEXED BY documents_resolve
+	WHERE d.hex BETWEEN ? AND ? ORDER BY d.hex LIMIT ?`
+
+// ByPrefix lists the entries whose digest starts with p.
+func (s *Store) ByPrefix(ctx context.Context, p store.HashPrefix, limit int) ([]store.Resolution, error) {
+	if err := store.CheckPrefixLimit(limit); err != nil {
+		return nil, err
+	}
+	lo, hi := p.Range()
+	rows, err := s.read.QueryContext(ctx, prefixQuery, lo.Hex(), hi.Hex(), limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := []store.Resolution{}
+	for rows.Next() {
+		var (
+			h string
+			r = store.Resolution{Found: true}
+		)
+		if err := rows.Scan(&h, &r.Title, &r.Withdrawn); err != nil {
+			return nil, mapErr(err)
+		}
+		if r.Digest, err = protocol.ParseDigest(h); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
