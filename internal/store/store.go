@@ -51,7 +51,9 @@ type Entry struct {
 	// document (DefaultPublisher for documents older than publishers).
 	// Publishing the same bytes again under another publisher changes
 	// nothing.
-	Publisher      string
+	Publisher string
+	// Lifecycle is the status set by the publisher or an administrator.
+	Lifecycle      Lifecycle
 	WithdrawnAt    *time.Time
 	WithdrawReason string
 	Content        []byte
@@ -193,6 +195,10 @@ type Resolution struct {
 	Found     bool
 	Title     string // "" when not found
 	Withdrawn bool   // found, but carries a tombstone
+	// Status, Message and Replacement are the lifecycle of a found entry.
+	Status      Status
+	Message     string
+	Replacement *protocol.Digest
 }
 
 // Stats are counts for the home page and metrics.
@@ -296,7 +302,9 @@ type Tokens interface {
 // Store is a whole storage engine.
 type Store interface {
 	Documents
+	Lifecycles
 	Tokens
+	Publishers
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").
