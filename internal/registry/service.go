@@ -196,13 +196,6 @@ func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Re
 	return s.store.Resolve(ctx, ds)
 }
 
-// Withdraw tombstones a document; the reason is cleaned (CleanReason).
-func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
-	err := s.store.Withdraw(ctx, d, CleanReason(reason))
-	s.cache.remove(d)
-	return err
-}
-
 // CacheSize reports the raw cache's bytes and documents (metrics).
 func (s *Service) CacheSize() (bytes, docs int) { return s.cache.size() }
 

@@ -84,7 +84,7 @@ func TestWithdrawEvictsCache(t *testing.T) {
 	if _, n := svc.CacheSize(); n != 1 {
 		t.Fatalf("cache holds %d documents, want 1", n)
 	}
-	if err := svc.Withdraw(ctx, d, "test"); err != nil {
+	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, d, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Raw(ctx, d); !errors.Is(err, store.ErrWithdrawn) {
@@ -190,7 +190,7 @@ func TestPublishingAWithdrawnDocumentIsRefused(t *testing.T) {
 	if err != nil || !res.Created {
 		t.Fatalf("first publish: %v %+v", err, res)
 	}
-	if err := svc.Withdraw(ctx, res.Entry.Digest, "superseded"); err != nil {
+	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, res.Entry.Digest, "superseded"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.Publish(ctx, doc, nil, "")
