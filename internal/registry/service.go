@@ -147,7 +147,7 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if doc, ok := s.cache.get(d); ok {
 		return doc, nil
 	}
-	b, err := s.store.Content(ctx, d)
+	b, lc, err := s.store.Content(ctx, d)
 	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
 		if pulled, ferr := s.pull(ctx, d); ferr == nil {
 			b, err = pulled, nil
@@ -156,7 +156,7 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if err != nil {
 		return nil, err
 	}
-	doc := newRawDocument(d, b)
+	doc := newRawDocument(d, b, lc, s.cfg.PublicURL)
 	s.cache.put(doc)
 	return doc, nil
 }

@@ -131,8 +131,9 @@ type Publishers interface {
 
 // Limits of a status change, the same on every engine.
 const (
-	MaxStatusMessageRunes = 500
-	MaxActorRunes         = 200
+	MaxStatusMessageRunes  = 500
+	MaxWithdrawReasonRunes = 1000 // as every engine's Withdraw takes
+	MaxActorRunes          = 200
 )
 
 // Check refuses a change no engine stores.
@@ -142,8 +143,12 @@ func (c StatusChange) Check() error {
 	default:
 		return ErrInvalid.With(fmt.Sprintf("unknown status %q: use active, deprecated or withdrawn", c.Status))
 	}
-	if !utf8.ValidString(c.Message) || utf8.RuneCountInString(c.Message) > MaxStatusMessageRunes {
-		return ErrInvalid.With(fmt.Sprintf("a status message is valid UTF-8 of at most %d characters", MaxStatusMessageRunes))
+	limit := MaxStatusMessageRunes
+	if c.Status == StatusWithdrawn {
+		limit = MaxWithdrawReasonRunes
+	}
+	if !utf8.ValidString(c.Message) || utf8.RuneCountInString(c.Message) > limit {
+		return ErrInvalid.With(fmt.Sprintf("a status message is valid UTF-8 of at most %d characters", limit))
 	}
 	if c.Actor == "" || !utf8.ValidString(c.Actor) || utf8.RuneCountInString(c.Actor) > MaxActorRunes {
 		return ErrInvalid.With("a status change names its actor")

@@ -253,9 +253,9 @@ type Documents interface {
 	// Get returns one entry, with Content when withContent is set.
 	// A withdrawn entry is returned together with ErrWithdrawn.
 	Get(ctx context.Context, d protocol.Digest, withContent bool) (Entry, error)
-	// Content returns the exact stored bytes (the hot path of raw fetches).
-	// A withdrawn entry gives ErrWithdrawn.
-	Content(ctx context.Context, d protocol.Digest) ([]byte, error)
+	// Content returns the exact stored bytes and the lifecycle (the hot
+	// path of raw fetches). A withdrawn entry gives ErrWithdrawn.
+	Content(ctx context.Context, d protocol.Digest) ([]byte, Lifecycle, error)
 	// Resolve looks up many digests in one round trip (at most MaxResolve),
 	// answering in the order asked, one answer per digest asked (a
 	// duplicate is answered each time). A withdrawn entry is found, with

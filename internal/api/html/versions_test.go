@@ -24,6 +24,9 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 		t.Fatalf("no seeded weather example: %v", err)
 	}
 	official := page.Entries[0]
+	if _, err := srv.svc.CreatePublisher(ctx, "mallory", ""); err != nil {
+		t.Fatal(err)
+	}
 	tok, err := srv.svc.CreatePublisherToken(ctx, "mallory", "attacker", []store.Scope{store.ScopePublish})
 	if err != nil {
 		t.Fatal(err)

@@ -102,6 +102,13 @@ func testStatusChanges(t *testing.T, open Opener) {
 		e.Lifecycle.Replacement == nil || *e.Lifecycle.Replacement != repl.Digest || e.Lifecycle.ChangedAt == nil {
 		t.Fatalf("after deprecation: status %v, %+v", e.Status(), e.Lifecycle)
 	}
+	if _, lc, err := s.Content(ctx(t), old.Digest); err != nil || lc.Status != store.StatusDeprecated ||
+		lc.Replacement == nil || *lc.Replacement != repl.Digest || lc.ChangedAt == nil || lc.Message != "use the new one" {
+		t.Fatalf("Content's lifecycle after deprecation: %+v, %v", lc, err)
+	}
+	if _, lc, err := s.Content(ctx(t), repl.Digest); err != nil || lc.Status != store.StatusActive || lc.ChangedAt != nil {
+		t.Fatalf("Content's lifecycle of an active entry: %+v, %v", lc, err)
+	}
 	got := mustGet(t, s, old.Digest)
 	if got.Status() != store.StatusDeprecated || got.Lifecycle.Message != "use the new one" {
 		t.Fatalf("Get after deprecation: %+v", got.Lifecycle)
