@@ -117,6 +117,10 @@ func (s *Service) CheckChallenge(ctx context.Context, publisher, domain, scheme 
 		return store.Publisher{}, ErrNoChallenge
 	}
 	body, err := f.Get(ctx, challengeURL(scheme, domain), MaxChallengeFileBytes)
+	if e := apperr.As(err); e != nil && e.Code == codeFetchBlocked {
+		return store.Publisher{}, apperr.New(apperr.Forbidden, codeFetchBlocked,
+			"the domain resolves (or redirects) to a private, loopback or reserved address; refused (list it in --outbound-allow / REGISTRY_OUTBOUND_ALLOW to permit)")
+	}
 	if err != nil {
 		return store.Publisher{}, err
 	}

@@ -93,4 +93,6 @@ func (s *Store) updatePublisher(ctx context.Context, sql string, args ...any) er
 	return nil
 }
 
-func utf8RunesOver(s string, n int) bool { return !utf8.ValidString(s) || utf8.RuneCountInString(s) > n }
+func utf8RunesOver(s string, n int) bool {
+	return !utf8.ValidString(s) || utf8.RuneCountInString(s) > n
+}
