@@ -178,3 +178,6 @@ func CheckNewPublisher(p Publisher) error {
 	}
 	return nil
 }
+
+// Deprecated reports whether the entry is deprecated (and not withdrawn).
+func (e Entry) Deprecated() bool { return e.Status() == StatusDeprecated }

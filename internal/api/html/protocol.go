@@ -28,6 +28,7 @@ type protocolPage struct {
 	Newer     []versionLink
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
 	Published string        // "new" or "existing" right after this browser's publish (flash.go)
+	lifecycleParts
 }
 
 type versionLink struct {
@@ -113,6 +114,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		return err
 	}
 	page.Request = string(req)
+	p.addLifecycle(ctx, &page)
 	if v, err := p.svc.Versions(ctx, e); err == nil {
 		page.setVersions(v)
 	} else {

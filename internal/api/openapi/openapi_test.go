@@ -28,12 +28,13 @@ import (
 // htmlRoutes are the browser pages: HTML, not API, so the document leaves
 // them out. Each must still exist, so this list cannot go stale.
 var htmlRoutes = map[string]bool{
-	"GET /protocols":   true,
-	"GET /protocols/*": true,
-	"GET /publish":     true,
-	"POST /publish":    true,
-	"GET /tags":        true,
-	"GET /static/*":    true,
+	"GET /protocols":        true,
+	"GET /protocols/*":      true,
+	"GET /publish":          true,
+	"POST /publish":         true,
+	"GET /tags":             true,
+	"GET /publishers/:name": true,
+	"GET /static/*":         true,
 }
 
 // sharedStatuses may be answered by (nearly) every operation for reasons
