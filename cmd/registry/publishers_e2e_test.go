@@ -90,13 +90,17 @@ func publishersEndToEnd(t *testing.T, db []string) {
 		t.Fatalf("raw fetch of the active document: %d %v", status, h)
 	}
 	_, _, body = call(t, "POST", base+"/api/v1/resolve", strings.NewReader(`{"hashes":["`+sum.SHA1.Hex()+`"]}`), "Content-Type", "application/json")
-	var rr struct{ Results []struct{ Status, Message, Replacement string } }
+	var rr struct {
+		Results []struct{ Status, Message, Replacement string }
+	}
 	if json.Unmarshal(body, &rr) != nil || len(rr.Results) != 1 || rr.Results[0].Status != "deprecated" ||
 		rr.Results[0].Message != "use v2" || rr.Results[0].Replacement != sum2.SHA1.Hex() {
 		t.Fatalf("resolve of the deprecated document: %s", body)
 	}
 	_, _, body = call(t, "GET", base+"/api/v1/protocols/"+sum.SHA1.Hex()+"/history", nil)
-	var hist struct{ Events []struct{ Actor, Status string } }
+	var hist struct {
+		Events []struct{ Actor, Status string }
+	}
 	if json.Unmarshal(body, &hist) != nil || len(hist.Events) != 1 || hist.Events[0].Actor != "acme" || hist.Events[0].Status != "deprecated" {
 		t.Fatalf("history: %s", body)
 	}
