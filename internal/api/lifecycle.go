@@ -141,17 +141,23 @@ type PublisherView struct {
 	DisplayName    string     `json:"displayName"`
 	VerifiedDomain *string    `json:"verifiedDomain"`
 	VerifiedAt     *time.Time `json:"verifiedAt,omitempty"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	HTMLURL        string     `json:"htmlUrl"`
-	ProtocolsURL   string     `json:"protocolsUrl"`
+	// CreatedAt is absent for a name documents carry without an account
+	// (imported under it).
+	CreatedAt    *time.Time `json:"createdAt,omitempty"`
+	HTMLURL      string     `json:"htmlUrl"`
+	ProtocolsURL string     `json:"protocolsUrl"`
 }
 
 func publisherView(svc *registry.Service, p store.Publisher) PublisherView {
-	v := PublisherView{Name: p.Name, DisplayName: p.DisplayName, VerifiedAt: p.VerifiedAt, CreatedAt: p.CreatedAt.UTC(),
+	v := PublisherView{Name: p.Name, DisplayName: p.DisplayName, VerifiedAt: p.VerifiedAt,
 		HTMLURL:      svc.Config().PublicURL + "/publishers/" + p.Name,
 		ProtocolsURL: svc.Config().PublicURL + "/api/v1/protocols?publisher=" + p.Name}
 	if p.VerifiedDomain != "" {
 		v.VerifiedDomain = &p.VerifiedDomain
+	}
+	if !p.CreatedAt.IsZero() {
+		at := p.CreatedAt.UTC()
+		v.CreatedAt = &at
 	}
 	return v
 }

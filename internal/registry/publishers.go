@@ -30,12 +30,23 @@ func CleanDisplayName(name string) string {
 	return clipClean(name, store.MaxDisplayNameRunes)
 }
 
-// Publisher returns an account, or store.ErrPublisherUnknown.
+// Publisher returns an account, or store.ErrPublisherUnknown. A name
+// without an account that documents carry (an import's --publisher or
+// --keep-publishers) is answered as a publisher without an account (zero
+// CreatedAt), so every document's publisher link leads somewhere.
 func (s *Service) Publisher(ctx context.Context, name string) (store.Publisher, error) {
 	if _, err := store.PublisherOr(name); err != nil || name == "" {
 		return store.Publisher{}, store.ErrPublisherUnknown
 	}
-	return s.store.GetPublisher(ctx, name)
+	p, err := s.store.GetPublisher(ctx, name)
+	if !errors.Is(err, store.ErrPublisherUnknown) {
+		return p, err
+	}
+	page, cerr := s.store.Catalog(ctx, store.CatalogQuery{Publisher: name, Limit: 1})
+	if cerr != nil || len(page.Entries) == 0 {
+		return store.Publisher{}, err
+	}
+	return store.Publisher{Name: name}, nil
 }
 
 // ListPublishers lists accounts by name.

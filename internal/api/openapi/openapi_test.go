@@ -230,6 +230,7 @@ func (f *fixture) lifecycleDocs(t *testing.T, svc *registry.Service) {
 	f.replacement = publish("# Replacement\n\nUse this.\n", "")
 	f.cycle = publish("# Older\n\nReplaced by Kept.\n", "")
 	f.foreign = publish("# Acme's\n\nNot yours.\n", "acme")
+	publish("# Imported\n\nUnder a name without an account.\n", "legacy")
 	admin := store.Token{ID: 1, Name: "fixture", Scopes: []store.Scope{store.ScopeAdmin}}
 	if _, err := svc.SetStatus(ctx, admin, f.cycle, registry.StatusRequest{Status: store.StatusDeprecated, Replacement: &f.doc}); err != nil {
 		t.Fatal(err)
@@ -370,6 +371,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "history malformed", op: "GET /api/v1/protocols/{hash}/history", method: "GET", path: "/api/v1/protocols/zz/history", status: 400},
 		{name: "history unknown", op: "GET /api/v1/protocols/{hash}/history", method: "GET", path: "/api/v1/protocols/" + unknown + "/history", status: 404},
 		{name: "publisher", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/acme", status: 200},
+		{name: "publisher without an account that documents carry", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/legacy", status: 200},
 		{name: "publisher unknown", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/nobody", status: 404},
 		{name: "publisher malformed", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/NOT%20A%20NAME", status: 404},
 		{name: "list by publisher", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?publisher=acme", status: 200},
