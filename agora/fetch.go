@@ -49,13 +49,14 @@ type FetchPolicy struct {
 	Resolver *net.Resolver
 }
 
-// Client is an SSRF-guarded HTTP client.
-type fetcher struct {
+// Fetcher gets URLs chosen by strangers through the SSRF guard: redirects
+// guarded, answers size-capped, fetches time-capped.
+type Fetcher struct {
 	HTTP *http.Client
 }
 
-// New builds a guarded client. It fails on a malformed allow-list entry.
-func newFetcher(o FetchPolicy) (*fetcher, error) {
+// NewFetcher builds a guarded fetcher. It fails on a malformed allow-list entry.
+func NewFetcher(o FetchPolicy) (*Fetcher, error) {
 	if o.MaxRedirects == 0 {
 		o.MaxRedirects = DefaultMaxRedirects
 	}
@@ -104,7 +105,7 @@ func newFetcher(o FetchPolicy) (*fetcher, error) {
 			return checkHost(req.URL.Hostname())
 		},
 	}
-	return &fetcher{HTTP: client}, nil
+	return &Fetcher{HTTP: client}, nil
 }
 
 // guardedTransport vets every request it sends, the first and each
@@ -139,7 +140,7 @@ func checkScheme(s string) error {
 
 // Get fetches rawURL and returns its body if the answer is 200 OK and at
 // most maxBytes long.
-func (c *fetcher) Get(ctx context.Context, rawURL string, maxBytes int) ([]byte, error) {
+func (c *Fetcher) Get(ctx context.Context, rawURL string, maxBytes int) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, ErrFetchScheme.With("malformed URL")
@@ -150,7 +151,7 @@ func (c *fetcher) Get(ctx context.Context, rawURL string, maxBytes int) ([]byte,
 
 // Do sends req (http or https only) and reads a 2xx answer of at most
 // maxBytes.
-func (c *fetcher) Do(req *http.Request, maxBytes int) ([]byte, error) {
+func (c *Fetcher) Do(req *http.Request, maxBytes int) ([]byte, error) {
 	if err := checkScheme(req.URL.Scheme); err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (al allowList) trustsHost(addr string) bool {
 // included, is refused unless its address is public or allowed by p. Use
 // it for any URL a stranger chose.
 func NewHTTPClient(p FetchPolicy) (*http.Client, error) {
-	f, err := newFetcher(p)
+	f, err := NewFetcher(p)
 	if err != nil {
 		return nil, err
 	}

@@ -206,9 +206,9 @@ func ssrfMatrix() []ssrfRow {
 	}
 }
 
-func newMatrixClient(t *testing.T, dns *testDNS, allow ...string) *fetcher {
+func newMatrixClient(t *testing.T, dns *testDNS, allow ...string) *Fetcher {
 	t.Helper()
-	c, err := newFetcher(FetchPolicy{Allow: allow, Resolver: dns.resolver(), Timeout: 5 * time.Second})
+	c, err := NewFetcher(FetchPolicy{Allow: allow, Resolver: dns.resolver(), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func TestSSRFSlowDripBodyIsCutByTheTotalTimeout(t *testing.T) {
 	defer close(stop)
 	// The drip stays far below the size limit; only the total-time budget
 	// (which covers reading the body, not just the headers) can stop it.
-	c, err := newFetcher(FetchPolicy{Allow: []string{"127.0.0.1"}, Timeout: 300 * time.Millisecond})
+	c, err := NewFetcher(FetchPolicy{Allow: []string{"127.0.0.1"}, Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

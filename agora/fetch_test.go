@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-func newClient(t *testing.T, allow ...string) *fetcher {
+func newClient(t *testing.T, allow ...string) *Fetcher {
 	t.Helper()
-	c, err := newFetcher(FetchPolicy{Allow: allow})
+	c, err := NewFetcher(FetchPolicy{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestSizeLimitAndStatus(t *testing.T) {
 }
 
 func TestBadAllowEntry(t *testing.T) {
-	if _, err := newFetcher(FetchPolicy{Allow: []string{"http://x/"}}); err == nil {
+	if _, err := NewFetcher(FetchPolicy{Allow: []string{"http://x/"}}); err == nil {
 		t.Fatal("malformed allow entry accepted")
 	}
 }

@@ -23,7 +23,7 @@ func TestDNSFailureLeaksNoResolverAddress(t *testing.T) {
 	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "udp", deadAddr)
 	}}
-	client, err := newFetcher(FetchPolicy{Resolver: resolver})
+	client, err := NewFetcher(FetchPolicy{Resolver: resolver})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,25 +12,30 @@ import (
 
 // Protocol is the registry's JSON view of a stored document.
 type Protocol struct {
-	Hex           string    `json:"hex"`
-	Base64        string    `json:"base64"`
-	Title         string    `json:"title"`
-	Description   string    `json:"description"`
-	Tags          []string  `json:"tags"`
-	Multiround    bool      `json:"multiround"`
-	Version       string    `json:"version,omitempty"`
-	Supersedes    string    `json:"supersedes,omitempty"`
-	Authors       []string  `json:"authors,omitempty"`
-	License       string    `json:"license,omitempty"`
-	Size          int       `json:"size"`
-	CreatedAt     time.Time `json:"createdAt"`
-	Origin        string    `json:"origin"`
-	Publisher     string    `json:"publisher"`
-	Lints         []Lint    `json:"lints"`
-	Sources       []string  `json:"sources"`
-	HTMLURL       string    `json:"htmlUrl"`
-	SDKCompatible bool      `json:"sdkCompatible"`
-	Content       *string   `json:"content,omitempty"`
+	Hex         string    `json:"hex"`
+	Base64      string    `json:"base64"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Tags        []string  `json:"tags"`
+	Multiround  bool      `json:"multiround"`
+	Version     string    `json:"version,omitempty"`
+	Supersedes  string    `json:"supersedes,omitempty"`
+	Authors     []string  `json:"authors,omitempty"`
+	License     string    `json:"license,omitempty"`
+	Size        int       `json:"size"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Origin      string    `json:"origin"`
+	Publisher   string    `json:"publisher"`
+	// Status is active, deprecated or withdrawn; a deprecation may carry a
+	// message and a replacement hash.
+	Status        string   `json:"status"`
+	StatusMessage string   `json:"statusMessage,omitempty"`
+	Replacement   string   `json:"replacement,omitempty"`
+	Lints         []Lint   `json:"lints"`
+	Sources       []string `json:"sources"`
+	HTMLURL       string   `json:"htmlUrl"`
+	SDKCompatible bool     `json:"sdkCompatible"`
+	Content       *string  `json:"content,omitempty"`
 }
 
 // Published is the answer to a publish: the stored document and whether
@@ -49,6 +54,10 @@ type Resolution struct {
 	Sources   []string `json:"sources"`
 	Title     string   `json:"title"`
 	Withdrawn bool     `json:"withdrawn"`
+	// Status, Message and Replacement are a found document's lifecycle.
+	Status      string `json:"status,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
 }
 
 // Query is a search; zero fields are left to the registry's defaults.
@@ -93,6 +102,22 @@ func (c *Registry) Publish(ctx context.Context, doc []byte) (Published, error) {
 	var p Published
 	status, err := c.doJSON(req, &p.Protocol)
 	p.Created = status == http.StatusCreated
+	return p, err
+}
+
+// SetStatus deprecates a document (with a message and, when replacement
+// is not "", the hash to use instead) or, with status "active", undoes it.
+func (c *Registry) SetStatus(ctx context.Context, d Digest, status, message, replacement string) (Protocol, error) {
+	body, err := json.Marshal(map[string]string{"status": status, "message": message, "replacement": replacement})
+	if err != nil {
+		return Protocol{}, err
+	}
+	req, err := c.request(ctx, http.MethodPost, "/api/v1/protocols/"+d.Hex()+"/status", body, "application/json", "application/json")
+	if err != nil {
+		return Protocol{}, err
+	}
+	var p Protocol
+	_, err = c.doJSON(req, &p)
 	return p, err
 }
 

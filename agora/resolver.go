@@ -23,7 +23,7 @@ var ErrUnresolvable = newError(KindNotFound, "protocol_unresolvable", "the proto
 // against its hash, with SHA-1 collision detection, before use.
 type Resolver struct {
 	cache      *Cache
-	fetcher    *fetcher
+	fetcher    *Fetcher
 	registries []*Registry
 	maxDoc     int // document size limit; 0 means DefaultMaxDocumentBytes
 	maxSources int // 0 means DefaultMaxSources
@@ -65,7 +65,7 @@ func NewResolver(o ResolverOptions) (*Resolver, error) {
 		}
 		policy.Allow = append(policy.Allow, hostPort(u))
 	}
-	f, err := newFetcher(policy)
+	f, err := NewFetcher(policy)
 	if err != nil {
 		return nil, err
 	}

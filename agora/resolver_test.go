@@ -48,7 +48,7 @@ func newResolver(t *testing.T, allow []string, regs ...string) *Resolver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guarded, err := newFetcher(FetchPolicy{Allow: allow})
+	guarded, err := NewFetcher(FetchPolicy{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func Bench(b *testing.B, open Opener) {
 	})
 	run("Content", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := s.Content(bg, digests[(i*7919)%len(digests)]); err != nil {
+			if _, _, err := s.Content(bg, digests[(i*7919)%len(digests)]); err != nil {
 				b.Fatal(err)
 			}
 		}

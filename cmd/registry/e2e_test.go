@@ -66,6 +66,9 @@ func stats(t *testing.T, base string) map[string]int {
 
 func endToEnd(t *testing.T, db []string) {
 	// Tokens are made with the CLI against the same database, before start.
+	if _, stderr, err := runCLI(t, nil, nil, append([]string{"publisher", "create", "acme-ci"}, db...)...); err != nil {
+		t.Fatalf("publisher create: %v\n%s", err, stderr)
+	}
 	publishTok, stderr, err := runCLI(t, nil, nil, append([]string{"token", "create", "--name", "ci", "--publisher", "acme-ci", "--scope", "publish"}, db...)...)
 	if err != nil {
 		t.Fatalf("token create: %v\n%s", err, stderr)

@@ -63,6 +63,9 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, name s
 		state = "created"
 	}
 	fmt.Fprintf(env.stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)
+	if !out.Created {
+		fmt.Fprintf(env.stderr, "%s: stored already, first published by %s; nothing changed\n", name, out.Publisher)
+	}
 	for _, l := range out.Lints {
 		fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
 	}

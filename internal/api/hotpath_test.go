@@ -139,7 +139,7 @@ func TestHotRawPathAnswersLikeTheRouter(t *testing.T) {
 	}
 
 	// A withdrawal empties the cache entry: 410 from the router.
-	if err := ts.hotSvc.Withdraw(ctx, d, "test"); err != nil {
+	if err := ts.hotSvc.Withdraw(ctx, store.Token{Name: "test"}, d, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if res, _ := do(t, "GET", ts.hotTS.URL+"/protocol/"+d.Hex(), nil); res.StatusCode != 410 {
@@ -224,7 +224,7 @@ func TestResolveAnswersEveryKindOfItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.hotSvc.Withdraw(ctx, gone.Entry.Digest, "test"); err != nil {
+	if err := ts.hotSvc.Withdraw(ctx, store.Token{Name: "test"}, gone.Entry.Digest, "test"); err != nil {
 		t.Fatal(err)
 	}
 	unknown := protocol.Digest{1, 2, 3}
@@ -253,10 +253,10 @@ func TestResolveAnswersEveryKindOfItem(t *testing.T) {
 	}
 	src := "http://registry.test/protocol/" + live.Entry.Digest.Hex()
 	want := []ResolveItem{
-		{Hash: hashes[0], Found: true, Hex: live.Entry.Digest.Hex(), Base64: live.Entry.Digest.Base64(), Sources: []string{src}, Title: live.Entry.Metadata.Title},
+		{Hash: hashes[0], Found: true, Hex: live.Entry.Digest.Hex(), Base64: live.Entry.Digest.Base64(), Sources: []string{src}, Title: live.Entry.Metadata.Title, Status: "active"},
 		{Hash: hostile, Sources: []string{}, Error: "malformed_hash"},
 		{Hash: unknown.Hex(), Hex: unknown.Hex(), Base64: unknown.Base64(), Sources: []string{}},
-		{Hash: hashes[3], Found: true, Hex: gone.Entry.Digest.Hex(), Base64: gone.Entry.Digest.Base64(), Sources: []string{}, Title: "Gone", Withdrawn: true},
+		{Hash: hashes[3], Found: true, Hex: gone.Entry.Digest.Hex(), Base64: gone.Entry.Digest.Base64(), Sources: []string{}, Title: "Gone", Withdrawn: true, Status: "withdrawn"},
 	}
 	for i, w := range want {
 		g, _ := json.Marshal(out.Results[i])

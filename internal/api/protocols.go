@@ -85,7 +85,9 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req.Publisher = Publisher(c)
+	if req.Publisher, err = s.publishAs(c); err != nil {
+		return err
+	}
 	res, err := s.svc.PublishRequest(c.Request().Context(), req)
 	if err != nil {
 		return err
@@ -101,15 +103,21 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
-	d, err := param.PathHash(c)
+	d, sub, err := param.PathHashSub(c, subVersions, subHistory)
 	if err != nil {
 		return err
+	}
+	if sub == subHistory {
+		return s.protocolHistory(c, d)
 	}
 	withContent := c.QueryParam("content") == "1" || c.QueryParam("content") == "true"
 	ctx := c.Request().Context()
 	e, err := s.svc.Get(ctx, d, withContent)
 	if err != nil {
 		return err
+	}
+	if sub == subVersions {
+		return s.protocolVersions(c, e)
 	}
 	view := protocolView(s.svc, e)
 	versions, err := s.svc.Versions(ctx, e)
@@ -127,11 +135,7 @@ type SearchResult struct {
 }
 
 func (s *Server) searchProtocols(c echo.Context) error {
-	q, err := searchQuery(c)
-	if err != nil {
-		return err
-	}
-	page, err := s.svc.Search(c.Request().Context(), q)
+	page, err := s.listPage(c)
 	if err != nil {
 		return err
 	}
@@ -150,14 +154,23 @@ func (s *Server) searchProtocols(c echo.Context) error {
 func searchQuery(c echo.Context) (store.Query, error) {
 	qp := c.QueryParams()
 	q := store.Query{Text: qp.Get("q"), Tags: qp["tag"], Sort: store.Sort(qp.Get("sort")), Cursor: qp.Get("cursor")}
-	if l := qp.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 {
-			return q, apperr.New(apperr.Invalid, "invalid_limit", "limit must be a positive integer")
-		}
-		q.Limit = n
+	var err error
+	if q.Limit, err = limitParam(qp.Get("limit")); err != nil {
+		return q, err
 	}
 	return q.Normalize()
+}
+
+// limitParam reads ?limit= (0 when absent).
+func limitParam(l string) (int, error) {
+	if l == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 {
+		return 0, apperr.New(apperr.Invalid, "invalid_limit", "limit must be a positive integer")
+	}
+	return n, nil
 }
 
 type withdrawJSON struct {
@@ -182,7 +195,7 @@ func (s *Server) withdrawProtocol(c echo.Context) error {
 	if utf8.RuneCountInString(w.Reason) > maxReasonRunes || !utf8.ValidString(w.Reason) {
 		return apperr.Newf(apperr.Invalid, "invalid_reason", "the reason must be valid UTF-8 of at most %d characters", maxReasonRunes)
 	}
-	if err := s.svc.Withdraw(c.Request().Context(), d, w.Reason); err != nil {
+	if err := s.svc.Withdraw(c.Request().Context(), token(c), d, w.Reason); err != nil {
 		return err
 	}
 	s.log.Info("protocol withdrawn", "requestId", RequestID(c), "hash", d.Hex())

@@ -63,6 +63,12 @@ func writeRaw(w http.ResponseWriter, r *http.Request, doc *registry.RawDocument)
 	h["Etag"] = doc.ETagValues
 	h["Cache-Control"] = rawCacheControlValues
 	h["X-Content-Type-Options"] = nosniffValues
+	if doc.DeprecationValues != nil {
+		h["Deprecation"] = doc.DeprecationValues
+	}
+	if doc.LinkValues != nil {
+		h["Link"] = doc.LinkValues
+	}
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm[0], doc.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return http.StatusNotModified

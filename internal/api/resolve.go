@@ -21,7 +21,12 @@ type ResolveItem struct {
 	Sources   []string `json:"sources"`
 	Title     string   `json:"title,omitempty"`
 	Withdrawn bool     `json:"withdrawn"`
-	Error     string   `json:"error,omitempty"`
+	// Status (active, deprecated, withdrawn), with a deprecation's message
+	// and replacement hash, of a found document.
+	Status      string `json:"status,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // resolveJSON is the request body.
@@ -99,6 +104,10 @@ func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
 		return item
 	}
 	item.Found, item.Title, item.Withdrawn = true, r.Title, r.Withdrawn
+	item.Status, item.Message = string(r.Status), r.Message
+	if r.Replacement != nil {
+		item.Replacement = r.Replacement.Hex()
+	}
 	if !r.Withdrawn {
 		item.Sources = s.svc.Sources(r.Digest)
 	}

@@ -11,25 +11,31 @@ import (
 // ProtocolView is the JSON form of one entry. The digest spellings are
 // plain strings ("hex", "base64"), which scripts rely on.
 type ProtocolView struct {
-	Hex           string          `json:"hex"`
-	Base64        string          `json:"base64"`
-	Title         string          `json:"title"`
-	Description   string          `json:"description"`
-	Tags          []string        `json:"tags"`
-	Multiround    bool            `json:"multiround"`
-	Version       string          `json:"version,omitempty"`
-	Supersedes    string          `json:"supersedes,omitempty"`
-	Authors       []string        `json:"authors,omitempty"`
-	License       string          `json:"license,omitempty"`
-	Size          int             `json:"size"`
-	CreatedAt     time.Time       `json:"createdAt"`
-	Origin        string          `json:"origin"`
-	Publisher     string          `json:"publisher"`
-	Lints         []protocol.Lint `json:"lints"`
-	Sources       []string        `json:"sources"`
-	HTMLURL       string          `json:"htmlUrl"`
-	SDKCompatible bool            `json:"sdkCompatible"`
-	Content       *string         `json:"content,omitempty"`
+	Hex         string    `json:"hex"`
+	Base64      string    `json:"base64"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Tags        []string  `json:"tags"`
+	Multiround  bool      `json:"multiround"`
+	Version     string    `json:"version,omitempty"`
+	Supersedes  string    `json:"supersedes,omitempty"`
+	Authors     []string  `json:"authors,omitempty"`
+	License     string    `json:"license,omitempty"`
+	Size        int       `json:"size"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Origin      string    `json:"origin"`
+	Publisher   string    `json:"publisher"`
+	// Status is active, deprecated or withdrawn; a deprecation may carry
+	// a message and the hash of a replacement.
+	Status          string          `json:"status"`
+	StatusMessage   string          `json:"statusMessage,omitempty"`
+	Replacement     string          `json:"replacement,omitempty"`
+	StatusChangedAt *time.Time      `json:"statusChangedAt,omitempty"`
+	Lints           []protocol.Lint `json:"lints"`
+	Sources         []string        `json:"sources"`
+	HTMLURL         string          `json:"htmlUrl"`
+	SDKCompatible   bool            `json:"sdkCompatible"`
+	Content         *string         `json:"content,omitempty"`
 	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
 	Versions *VersionsView `json:"versions,omitempty"`
 }
@@ -77,6 +83,10 @@ func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
 	}
 	if m.Supersedes != nil {
 		v.Supersedes = m.Supersedes.Hex()
+	}
+	v.Status, v.StatusMessage, v.StatusChangedAt = string(e.Status()), e.Lifecycle.Message, e.Lifecycle.ChangedAt
+	if r := e.Lifecycle.Replacement; r != nil {
+		v.Replacement = r.Hex()
 	}
 	if e.Content != nil {
 		s := string(e.Content)

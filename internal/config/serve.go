@@ -100,7 +100,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", Value: Count(&c.RateLimitIPv6Prefix, 1, 128)},
 		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", Value: Bool(&c.RateLimitLoopback)},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", Value: List(&c.Upstreams)},
-		{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (redirects from --upstreams; the upstreams themselves are always allowed)", Value: List(&c.OutboundAllow)},
+		outboundAllowOption(&c.OutboundAllow),
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", Value: Text(&c.CSRFSecret)},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", Value: Duration(&c.ReadHeaderTimeout)},
 		{Flag: "read-timeout", Env: "REGISTRY_READ_TIMEOUT", Default: "30s", Usage: "time allowed to read a whole request", Value: Duration(&c.ReadTimeout)},
@@ -153,4 +153,10 @@ func (c *Client) Options() []Option {
 	return []Option{
 		{Flag: "server", Env: "REGISTRY_SERVER", Default: "http://127.0.0.1:8080", Usage: "registry base URL for client commands (publish, get); the token comes from REGISTRY_TOKEN", Value: URL(&c.Server, false, "http", "https")},
 	}
+}
+
+// outboundAllowOption is the one allow-list of the registry's own outbound
+// requests (the SSRF guard's exceptions), shared by every command that makes them.
+func outboundAllowOption(p *[]string) Option {
+	return Option{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (the upstreams themselves are always allowed)", Value: List(p)}
 }

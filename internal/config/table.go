@@ -23,5 +23,9 @@ func RegistryCommands() []Command {
 		{"publish", (&Client{}).Options()},
 		{"get", (&Client{}).Options()},
 		{"withdraw", (&Withdraw{}).Options()},
+		{"deprecate", (&Deprecate{}).Options()},
+		{"publisher create", (&PublisherCreate{}).Options()},
+		{"publisher list", (&Database{}).Options()},
+		{"publisher verify", (&PublisherVerify{}).Options()},
 	}
 }

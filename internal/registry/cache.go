@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // RawDocument is a document's exact bytes with the values its HTTP answer
@@ -22,12 +23,28 @@ type RawDocument struct {
 	// careless caller copies instead of writing into the shared array.
 	ETagValues   []string
 	LengthValues []string
+	// DeprecationValues and LinkValues are the Deprecation (RFC 9745) and
+	// successor-version Link headers of a deprecated document; nil when it
+	// is active or names no replacement.
+	DeprecationValues []string
+	LinkValues        []string
 }
 
-func newRawDocument(d protocol.Digest, content []byte) *RawDocument {
+func newRawDocument(d protocol.Digest, content []byte, lc store.Lifecycle, publicURL string) *RawDocument {
 	etag := `"` + d.Hex() + `"`
-	return &RawDocument{Digest: d, Content: content, ETag: etag,
+	doc := &RawDocument{Digest: d, Content: content, ETag: etag,
 		ETagValues: []string{etag}[:1:1], LengthValues: []string{strconv.Itoa(len(content))}[:1:1]}
+	if lc.Status == store.StatusDeprecated {
+		at := time.Now()
+		if lc.ChangedAt != nil {
+			at = *lc.ChangedAt
+		}
+		doc.DeprecationValues = []string{"@" + strconv.FormatInt(at.Unix(), 10)}[:1:1]
+		if lc.Replacement != nil {
+			doc.LinkValues = []string{"<" + publicURL + "/protocol/" + lc.Replacement.Hex() + `>; rel="successor-version"`}[:1:1]
+		}
+	}
+	return doc
 }
 
 // rawCache keeps recently fetched documents, bounded by their total size,

@@ -66,7 +66,13 @@ func CheckOrigin(origin string) error {
 // CleanReason is a withdrawal reason as stored: cleaned like a description
 // (no control or bidi-override characters), at most MaxReasonRunes.
 func CleanReason(reason string) string {
-	return strings.TrimSpace(clip(protocol.CleanDescription(reason), MaxReasonRunes))
+	return clipClean(reason, MaxReasonRunes)
+}
+
+// clipClean cleans free text shown to readers (as a description) and
+// clips it to n runes.
+func clipClean(text string, n int) string {
+	return strings.TrimSpace(clip(protocol.CleanDescription(text), n))
 }
 
 // MaxReasonRunes bounds a withdrawal reason (the engines take up to 1000).

@@ -152,7 +152,7 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if doc, ok := s.cache.get(d); ok {
 		return doc, nil
 	}
-	b, err := s.store.Content(ctx, d)
+	b, lc, err := s.store.Content(ctx, d)
 	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
 		if pulled, ferr := s.pull(ctx, d); ferr == nil {
 			b, err = pulled, nil
@@ -161,7 +161,7 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if err != nil {
 		return nil, err
 	}
-	doc := newRawDocument(d, b)
+	doc := newRawDocument(d, b, lc, s.cfg.PublicURL)
 	s.cache.put(doc)
 	return doc, nil
 }
@@ -199,13 +199,6 @@ func (s *Service) Search(ctx context.Context, q store.Query) (store.Page, error)
 // Resolve answers a batch of hashes.
 func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
 	return s.store.Resolve(ctx, ds)
-}
-
-// Withdraw tombstones a document; the reason is cleaned (CleanReason).
-func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
-	err := s.store.Withdraw(ctx, d, CleanReason(reason))
-	s.cache.remove(d)
-	return err
 }
 
 // CacheSize reports the raw cache's bytes and documents (metrics).

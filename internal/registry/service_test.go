@@ -84,7 +84,7 @@ func TestWithdrawEvictsCache(t *testing.T) {
 	if _, n := svc.CacheSize(); n != 1 {
 		t.Fatalf("cache holds %d documents, want 1", n)
 	}
-	if err := svc.Withdraw(ctx, d, "test"); err != nil {
+	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, d, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Raw(ctx, d); !errors.Is(err, store.ErrWithdrawn) {
@@ -97,7 +97,7 @@ func TestRawCacheBoundsAndTTL(t *testing.T) {
 	now := time.Unix(0, 0)
 	c.now = func() time.Time { return now }
 	for i := byte(0); i < 20; i++ {
-		c.put(newRawDocument(protocol.Digest{i}, make([]byte, 100)))
+		c.put(newRawDocument(protocol.Digest{i}, make([]byte, 100), store.Lifecycle{}, ""))
 	}
 	if b, n := c.size(); b > 800 || n != 8 {
 		t.Errorf("cache holds %d bytes in %d docs; limit 800", b, n)
@@ -108,7 +108,7 @@ func TestRawCacheBoundsAndTTL(t *testing.T) {
 	if _, ok := c.get(protocol.Digest{0}); ok {
 		t.Error("oldest entry kept")
 	}
-	c.put(newRawDocument(protocol.Digest{99}, make([]byte, 101))) // more than an eighth: not cached
+	c.put(newRawDocument(protocol.Digest{99}, make([]byte, 101), store.Lifecycle{}, "")) // more than an eighth: not cached
 	if _, ok := c.get(protocol.Digest{99}); ok {
 		t.Error("an oversize document was cached")
 	}
@@ -190,7 +190,7 @@ func TestPublishingAWithdrawnDocumentIsRefused(t *testing.T) {
 	if err != nil || !res.Created {
 		t.Fatalf("first publish: %v %+v", err, res)
 	}
-	if err := svc.Withdraw(ctx, res.Entry.Digest, "superseded"); err != nil {
+	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, res.Entry.Digest, "superseded"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.Publish(ctx, doc, nil, "")

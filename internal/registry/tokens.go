@@ -69,14 +69,17 @@ var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
 	"the publisher names "+ExamplesPublisher+", "+MirrorPublisher+" and "+AnonymousPublisher+" are reserved: the registry publishes as them itself (seeded examples, mirrored documents, tokenless publishes)")
 
 // CreatePublisherToken makes a token with a fresh random secret that
-// publishes as publisher.
+// publishes as publisher, whose account must exist.
 func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name string, scopes []store.Scope) (NewToken, error) {
 	publisher, err := store.PublisherOr(publisher)
 	if err != nil {
 		return NewToken{}, err
 	}
-	if publisher == ExamplesPublisher || publisher == MirrorPublisher || publisher == AnonymousPublisher {
+	if reserved(publisher) {
 		return NewToken{}, ErrReservedPublisher
+	}
+	if err := s.requirePublisher(ctx, publisher); err != nil {
+		return NewToken{}, err
 	}
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > maxTokenNameRunes {

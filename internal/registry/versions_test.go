@@ -74,13 +74,22 @@ func TestSupersedesMakesAVersionOnlyWithinAPublisher(t *testing.T) {
 
 func TestReservedPublishersGetNoTokens(t *testing.T) {
 	svc := newService(t, Config{})
-	for _, name := range []string{ExamplesPublisher, MirrorPublisher} {
+	for _, name := range []string{ExamplesPublisher, MirrorPublisher, AnonymousPublisher} {
+		if _, err := svc.CreatePublisher(context.Background(), name, ""); !errors.Is(err, ErrReservedPublisher) {
+			t.Errorf("account %q: %v, want reserved_publisher", name, err)
+		}
 		if _, err := svc.CreatePublisherToken(context.Background(), name, "t", []store.Scope{store.ScopePublish}); !errors.Is(err, ErrReservedPublisher) {
 			t.Errorf("token for %q: %v, want reserved_publisher", name, err)
 		}
 	}
 	if _, err := svc.CreatePublisherToken(context.Background(), "Bad Name", "t", []store.Scope{store.ScopePublish}); apperr.As(err) == nil || apperr.As(err).Code != "invalid_publisher" {
 		t.Errorf("malformed name: %v", err)
+	}
+	if _, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []store.Scope{store.ScopePublish}); !errors.Is(err, store.ErrPublisherUnknown) {
+		t.Fatalf("token for a publisher without an account: %v, want unknown_publisher", err)
+	}
+	if _, err := svc.CreatePublisher(context.Background(), "acme", "Acme"); err != nil {
+		t.Fatal(err)
 	}
 	nt, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []store.Scope{store.ScopePublish})
 	if err != nil || nt.Token.Publisher != "acme" {

@@ -49,11 +49,20 @@ func (b ResolveBatch) Probe(i int) *protocol.Digest { return &b.answers[b.order[
 // Found records the row an engine found for Probe(i). An index outside the
 // batch is the engine's bug, reported rather than a panic.
 func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
+	return b.FoundWith(i, Resolution{Title: title, Withdrawn: withdrawn, Status: StatusActive})
+}
+
+// FoundWith is Found with the whole answer (its digest is the probe's).
+func (b ResolveBatch) FoundWith(i int64, r Resolution) error {
 	if i < 0 || i >= int64(len(b.order)) {
 		return fmt.Errorf("store: resolve row for probe %d of a batch of %d", i, len(b.order))
 	}
 	a := &b.answers[b.order[i]]
-	a.Found, a.Title, a.Withdrawn = true, title, withdrawn
+	r.Digest, r.Found = a.Digest, true
+	if r.Withdrawn {
+		r.Status = StatusWithdrawn
+	}
+	*a = r
 	return nil
 }
 
@@ -65,24 +74,48 @@ type ResolveRows interface {
 	Err() error
 }
 
-// ReadRows records every (probe index, title, withdrawn) row; firstProbe is
-// the index the engine gives the first probe (1 for SQL ordinals, 0 for
-// keys counted from zero).
+// ReadRows records every (probe index, title, withdrawn, status, message,
+// replacement) row; firstProbe is the index the engine gives the first
+// probe (1 for SQL ordinals, 0 for keys counted from zero). The
+// replacement is a digest's 20 bytes or its 40 hex digits (as each engine
+// stores it), or NULL.
 func (b ResolveBatch) ReadRows(rows ResolveRows, firstProbe int64) error {
 	var (
-		probe     int64
-		title     string
-		withdrawn bool
+		probe       int64
+		r           Resolution
+		status      string
+		replacement []byte
 	)
 	for rows.Next() {
-		if err := rows.Scan(&probe, &title, &withdrawn); err != nil {
+		replacement = replacement[:0]
+		if err := rows.Scan(&probe, &r.Title, &r.Withdrawn, &status, &r.Message, &replacement); err != nil {
 			return err
 		}
-		if err := b.Found(probe-firstProbe, title, withdrawn); err != nil {
+		r.Status, r.Replacement = Status(status), nil
+		if len(replacement) > 0 {
+			d, err := StoredDigest(replacement)
+			if err != nil {
+				return err
+			}
+			r.Replacement = &d
+		}
+		if err := b.FoundWith(probe-firstProbe, r); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// StoredDigest reads a digest column: 20 bytes (PostgreSQL's bytea) or 40
+// hex digits (SQLite's text).
+func StoredDigest(b []byte) (protocol.Digest, error) {
+	switch len(b) {
+	case protocol.DigestSize:
+		return protocol.Digest(b), nil
+	case 2 * protocol.DigestSize:
+		return protocol.ParseDigest(string(b))
+	}
+	return protocol.Digest{}, fmt.Errorf("store: a stored digest of %d bytes", len(b))
 }
 
 // Answers are the batch's answers in the order asked.

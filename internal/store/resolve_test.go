@@ -29,10 +29,10 @@ func TestResolveBatchProbesByDigestAndAnswersInTheOrderAsked(t *testing.T) {
 	}
 	want := []Resolution{
 		{Digest: ds[0]},
-		{Digest: ds[1], Found: true, Title: "title 1"},
+		{Digest: ds[1], Found: true, Title: "title 1", Status: StatusActive},
 		{Digest: ds[2]},
-		{Digest: ds[3], Found: true, Title: "title 1"},
-		{Digest: ds[4], Found: true, Title: "title 7", Withdrawn: true},
+		{Digest: ds[3], Found: true, Title: "title 1", Status: StatusActive},
+		{Digest: ds[4], Found: true, Title: "title 7", Withdrawn: true, Status: StatusWithdrawn},
 	}
 	got := b.Answers()
 	if len(got) != len(want) {
@@ -73,6 +73,7 @@ func (r *fakeRows) Scan(dest ...any) error {
 	row := r.rows[0]
 	r.rows = r.rows[1:]
 	*dest[0].(*int64), *dest[1].(*string), *dest[2].(*bool) = row[0].(int64), row[1].(string), row[2].(bool)
+	*dest[3].(*string), *dest[4].(*string), *dest[5].(*[]byte) = "active", "", nil
 	return nil
 }
 

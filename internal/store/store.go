@@ -51,7 +51,9 @@ type Entry struct {
 	// document (DefaultPublisher for documents older than publishers).
 	// Publishing the same bytes again under another publisher changes
 	// nothing.
-	Publisher      string
+	Publisher string
+	// Lifecycle is the status set by the publisher or an administrator.
+	Lifecycle      Lifecycle
 	WithdrawnAt    *time.Time
 	WithdrawReason string
 	Content        []byte
@@ -193,6 +195,10 @@ type Resolution struct {
 	Found     bool
 	Title     string // "" when not found
 	Withdrawn bool   // found, but carries a tombstone
+	// Status, Message and Replacement are the lifecycle of a found entry.
+	Status      Status
+	Message     string
+	Replacement *protocol.Digest
 }
 
 // Stats are counts for the home page and metrics.
@@ -247,9 +253,9 @@ type Documents interface {
 	// Get returns one entry, with Content when withContent is set.
 	// A withdrawn entry is returned together with ErrWithdrawn.
 	Get(ctx context.Context, d protocol.Digest, withContent bool) (Entry, error)
-	// Content returns the exact stored bytes (the hot path of raw fetches).
-	// A withdrawn entry gives ErrWithdrawn.
-	Content(ctx context.Context, d protocol.Digest) ([]byte, error)
+	// Content returns the exact stored bytes and the lifecycle (the hot
+	// path of raw fetches). A withdrawn entry gives ErrWithdrawn.
+	Content(ctx context.Context, d protocol.Digest) ([]byte, Lifecycle, error)
 	// Resolve looks up many digests in one round trip (at most MaxResolve),
 	// answering in the order asked, one answer per digest asked (a
 	// duplicate is answered each time). A withdrawn entry is found, with
@@ -300,7 +306,9 @@ type Tokens interface {
 // Store is a whole storage engine.
 type Store interface {
 	Documents
+	Lifecycles
 	Tokens
+	Publishers
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

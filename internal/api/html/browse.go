@@ -79,6 +79,9 @@ type sortOption struct {
 // browse answers GET /protocols: listing, full-text search, tag filters,
 // sort and keyset pagination.
 func (p *Pages) browse(c echo.Context) error {
+	if handled, err := browseByPublisher(c); handled {
+		return err
+	}
 	ctx := c.Request().Context()
 	params := c.QueryParams()
 	if target, ok := p.pastedHash(c, params.Get("q")); ok {

@@ -107,5 +107,6 @@ func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
 	}
 	e.POST("/publish", p.publish, publishMiddleware...)
 	e.GET("/tags", p.tags, securityHeaders)
+	e.GET("/publishers/:name", p.publisher, browse...) // ?latest=true walks like a search
 	e.GET("/static/*", p.static)
 }

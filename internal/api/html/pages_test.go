@@ -134,7 +134,7 @@ func TestErrorPagesAndJSONClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.svc.Withdraw(ctx, res.Entry.Digest, "replaced by v2"); err != nil {
+	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, res.Entry.Digest, "replaced by v2"); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = c.get("/protocols/"+res.Entry.Digest.Hex(), htmlAccept)

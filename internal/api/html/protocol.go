@@ -29,6 +29,7 @@ type protocolPage struct {
 	Newer     []versionLink
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
 	Published string        // "new" or "existing" right after this browser's publish (flash.go)
+	lifecycleParts
 }
 
 type versionLink struct {
@@ -117,6 +118,7 @@ func (p *Pages) protocol(c echo.Context) error {
 	}
 	page.Request = string(req)
 	page.UseIt = useIt(e, d, p.svc.Config().PublicURL, page.Sources)
+	p.addLifecycle(ctx, &page)
 	if v, err := p.svc.Versions(ctx, e); err == nil {
 		page.setVersions(v)
 	} else {

@@ -2,6 +2,7 @@ package html_test
 
 import (
 	"context"
+	"github.com/agora-registry/registry/internal/store"
 	"html"
 	"net/http"
 	"os"
@@ -115,7 +116,7 @@ func TestWithdrawnPageNamesReasonAndReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.svc.Withdraw(ctx, old.Entry.Digest, "wrong units <cm>"); err != nil {
+	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, old.Entry.Digest, "wrong units <cm>"); err != nil {
 		t.Fatal(err)
 	}
 	c := newClient(t, srv.URL)
@@ -130,7 +131,7 @@ func TestWithdrawnPageNamesReasonAndReplacement(t *testing.T) {
 		t.Errorf("status %d, want 410", resp.StatusCode)
 	}
 	// Without a reason or a replacement it says so.
-	if err := srv.svc.Withdraw(ctx, newer.Entry.Digest, ""); err != nil {
+	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, newer.Entry.Digest, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, body = c.get("/protocols/"+newer.Entry.Digest.Hex(), htmlAccept)

@@ -24,6 +24,9 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 		t.Fatalf("no seeded weather example: %v", err)
 	}
 	official := page.Entries[0]
+	if _, err := srv.svc.CreatePublisher(ctx, "mallory", ""); err != nil {
+		t.Fatal(err)
+	}
 	tok, err := srv.svc.CreatePublisherToken(ctx, "mallory", "attacker", []store.Scope{store.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +62,11 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 	if !strings.Contains(body, "Claims by another publisher") || !strings.Contains(body, "/protocols/"+attack) || !strings.Contains(body, "by mallory") {
 		t.Fatal("the official page does not list the attack as a claim by another publisher")
 	}
-	if !strings.Contains(body, "<dt>Publisher</dt><dd>examples</dd>") {
-		t.Fatal("the official page does not name its publisher")
+	if !strings.Contains(body, `<dt>Publisher</dt><dd><a href="/publishers/examples">Registry examples</a></dd>`) {
+		t.Fatal("the official page does not name and link its publisher")
+	}
+	if strings.Contains(body, "All versions") {
+		t.Fatal("the official page lists a version list although it has no version of its publisher but itself")
 	}
 	_, body = c.get("/protocols/"+attack, htmlAccept)
 	if !strings.Contains(body, "another publisher: a claim, not a version") {
@@ -69,6 +75,38 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 	_, body = c.get("/protocols/"+own, htmlAccept)
 	if !strings.Contains(body, `Newer: <a href="/protocols/`+ownNext+`">Mallory v2</a>`) {
 		t.Fatal("a publisher's own successor is not shown as the newer version")
+	}
+	if !strings.Contains(body, "All versions") || !strings.Contains(body, `aria-current="page"`) || !strings.Contains(body, `href="/protocols/`+ownNext+`">Mallory v2</a>`) {
+		t.Fatal("a publisher's own lineage is not in the version list")
+	}
+
+	// The versions endpoint: the official lineage is the official document
+	// alone, latest; the attack is only a claim; the attack's own lineage
+	// does not reach the official document.
+	versions := func(hex string) (out struct {
+		Versions []struct {
+			Hex             string
+			Latest, Current bool
+		}
+		Claims []struct{ Hex, Publisher string }
+	}) {
+		t.Helper()
+		resp, body := c.get("/api/v1/protocols/"+hex+"/versions", "application/json")
+		if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &out) != nil {
+			t.Fatalf("versions of %s: %d %s", hex, resp.StatusCode, body)
+		}
+		return out
+	}
+	ov := versions(official.Digest.Hex())
+	if len(ov.Versions) != 1 || ov.Versions[0].Hex != official.Digest.Hex() || !ov.Versions[0].Latest || !ov.Versions[0].Current ||
+		len(ov.Claims) != 1 || ov.Claims[0].Hex != attack || ov.Claims[0].Publisher != "mallory" {
+		t.Fatalf("versions of the official document: %+v", ov)
+	}
+	if av := versions(attack); len(av.Versions) != 1 || av.Versions[0].Hex != attack {
+		t.Fatalf("versions of the attack reach the official document: %+v", av)
+	}
+	if mv := versions(own); len(mv.Versions) != 2 || mv.Versions[0].Hex != own || !mv.Versions[1].Latest || mv.Versions[0].Latest {
+		t.Fatalf("versions of mallory's own lineage: %+v", mv)
 	}
 
 	resp, body = c.get("/api/v1/protocols/"+official.Digest.Hex(), "application/json")

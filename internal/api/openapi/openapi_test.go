@@ -28,12 +28,13 @@ import (
 // htmlRoutes are the browser pages: HTML, not API, so the document leaves
 // them out. Each must still exist, so this list cannot go stale.
 var htmlRoutes = map[string]bool{
-	"GET /protocols":   true,
-	"GET /protocols/*": true,
-	"GET /publish":     true,
-	"POST /publish":    true,
-	"GET /tags":        true,
-	"GET /static/*":    true,
+	"GET /protocols":        true,
+	"GET /protocols/*":      true,
+	"GET /publish":          true,
+	"POST /publish":         true,
+	"GET /tags":             true,
+	"GET /publishers/:name": true,
+	"GET /static/*":         true,
 }
 
 // sharedStatuses may be answered by (nearly) every operation for reasons
@@ -103,8 +104,25 @@ func docPath(route string) string {
 	if strings.HasSuffix(route, "/*") {
 		return strings.TrimSuffix(route, "*") + "{hash}"
 	}
-	return route
+	parts := strings.Split(route, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = "{" + p[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
 }
+
+// subResources are the operations a wildcard route answers beside (or
+// instead of) its own: /protocols/{hash}/SUB, parsed by the handler since
+// a hash's Base64 spelling may hold a '/'.
+var subResources = map[string][]string{
+	"GET /api/v1/protocols/*":  {"GET /api/v1/protocols/{hash}/versions", "GET /api/v1/protocols/{hash}/history"},
+	"POST /api/v1/protocols/*": {"POST /api/v1/protocols/{hash}/status"},
+}
+
+// wildcardOnlySub are wildcard routes that answer only their sub-resources.
+var wildcardOnlySub = map[string]bool{"POST /api/v1/protocols/*": true}
 
 // TestReferencesResolve: every $ref points at a component that exists.
 func TestReferencesResolve(t *testing.T) {
@@ -142,6 +160,9 @@ type fixture struct {
 	st                     store.Store
 	publishToken, adminTok string
 	doc, withdrawn         protocol.Digest
+	// replacement, cycle (deprecated for doc) and foreign (another
+	// publisher's) serve the status scenarios.
+	replacement, cycle, foreign protocol.Digest
 }
 
 func newFixture(t *testing.T, opts ...api.Option) *fixture {
@@ -183,10 +204,37 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 			f.withdrawn = res.Entry.Digest
 		}
 	}
-	if err := svc.Withdraw(ctx, f.withdrawn, "test"); err != nil {
+	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, f.withdrawn, "test"); err != nil {
 		t.Fatal(err)
 	}
+	f.lifecycleDocs(t, svc)
 	return f
+}
+
+// lifecycleDocs stores what the status scenarios act on: a replacement and
+// a document deprecated in favour of f.doc (so naming it as f.doc's
+// replacement is a cycle), both of the publish token's publisher, and a
+// document of another publisher.
+func (f *fixture) lifecycleDocs(t *testing.T, svc *registry.Service) {
+	ctx := context.Background()
+	if _, err := svc.CreatePublisher(ctx, "acme", "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(body, publisher string) protocol.Digest {
+		res, err := svc.PublishRequest(ctx, registry.PublishRequest{Content: []byte(body), Publisher: publisher})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Entry.Digest
+	}
+	f.replacement = publish("# Replacement\n\nUse this.\n", "")
+	f.cycle = publish("# Older\n\nReplaced by Kept.\n", "")
+	f.foreign = publish("# Acme's\n\nNot yours.\n", "acme")
+	publish("# Imported\n\nUnder a name without an account.\n", "legacy")
+	admin := store.Token{ID: 1, Name: "fixture", Scopes: []store.Scope{store.ScopeAdmin}}
+	if _, err := svc.SetStatus(ctx, admin, f.cycle, registry.StatusRequest{Status: store.StatusDeprecated, Replacement: &f.doc}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // scenario is one representative request and the status it must get.
@@ -229,6 +277,8 @@ func scenarios(f *fixture) []scenario {
 		return h
 	}
 	big := strings.Repeat("x", 20<<10)
+	const stat = "POST /api/v1/protocols/{hash}/status"
+	statPath := func(h string) string { return "/api/v1/protocols/" + h + "/status" }
 	bigDoc := "# Big\n\n" + strings.Repeat("y", 9<<10)
 	return []scenario{
 		{name: "raw hex", op: "GET /protocol/{hash}", method: "GET", path: "/protocol/" + hex, status: 200},
@@ -295,6 +345,45 @@ func scenarios(f *fixture) []scenario {
 		{name: "resolve", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":["` + hex + `","` + b64 + `","bad"]}`, status: 200},
 		{name: "resolve bad json", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":1}`, status: 400},
 		{name: "resolve too large", op: "POST /api/v1/resolve", method: "POST", path: "/api/v1/resolve", body: `{"hashes":["` + big + `"]}`, status: 413},
+		// Lifecycle: the bad-input table of status changes, versions,
+		// history, publishers and the list filters.
+		{name: "status deprecate", op: stat, method: "POST", path: statPath(hex), header: withType(f.publishToken, "application/json"), body: `{"status":"deprecated","message":"use the replacement","replacement":"` + f.replacement.Hex() + `"}`, status: 200},
+		{name: "status replacement is the document", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","replacement":"` + hex + `"}`, status: 400},
+		{name: "status unknown replacement", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","replacement":"` + unknown + `"}`, status: 400},
+		{name: "status withdrawn replacement", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","replacement":"` + gone + `"}`, status: 400},
+		{name: "status malformed replacement", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","replacement":"nope"}`, status: 400},
+		{name: "status replacement cycle", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","replacement":"` + f.cycle.Hex() + `"}`, status: 400},
+		{name: "status unknown status", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"withdrawn"}`, status: 400},
+		{name: "status active with a message", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"active","message":"x"}`, status: 400},
+		{name: "status bad json", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":`, status: 400},
+		{name: "status unknown field", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"active","owner":"me"}`, status: 400},
+		{name: "status body too large", op: stat, method: "POST", path: statPath(hex), header: bearer(f.publishToken), body: `{"status":"deprecated","message":"` + big + `"}`, status: 413},
+		{name: "status foreign publisher's document", op: stat, method: "POST", path: statPath(f.foreign.Hex()), header: bearer(f.publishToken), body: `{"status":"deprecated"}`, status: 403},
+		{name: "status admin acts for any publisher", op: stat, method: "POST", path: statPath(f.foreign.Hex()), header: bearer(f.adminTok), body: `{"status":"deprecated","message":"admin says so"}`, status: 200},
+		{name: "status no token", op: stat, method: "POST", path: statPath(hex), body: `{"status":"active"}`, status: 401},
+		{name: "status malformed hash", op: stat, method: "POST", path: statPath("zz"), header: bearer(f.publishToken), body: `{"status":"active"}`, status: 400},
+		{name: "status unknown document", op: stat, method: "POST", path: statPath(unknown), header: bearer(f.publishToken), body: `{"status":"active"}`, status: 404},
+		{name: "status withdrawn document", op: stat, method: "POST", path: statPath(gone), header: bearer(f.adminTok), body: `{"status":"active"}`, status: 410},
+		{name: "versions", op: "GET /api/v1/protocols/{hash}/versions", method: "GET", path: "/api/v1/protocols/" + url.PathEscape(b64) + "/versions", status: 200},
+		{name: "versions malformed", op: "GET /api/v1/protocols/{hash}/versions", method: "GET", path: "/api/v1/protocols/zz/versions", status: 400},
+		{name: "versions unknown", op: "GET /api/v1/protocols/{hash}/versions", method: "GET", path: "/api/v1/protocols/" + unknown + "/versions", status: 404},
+		{name: "versions withdrawn", op: "GET /api/v1/protocols/{hash}/versions", method: "GET", path: "/api/v1/protocols/" + gone + "/versions", status: 410},
+		{name: "history", op: "GET /api/v1/protocols/{hash}/history", method: "GET", path: "/api/v1/protocols/" + hex + "/history", status: 200},
+		{name: "history malformed", op: "GET /api/v1/protocols/{hash}/history", method: "GET", path: "/api/v1/protocols/zz/history", status: 400},
+		{name: "history unknown", op: "GET /api/v1/protocols/{hash}/history", method: "GET", path: "/api/v1/protocols/" + unknown + "/history", status: 404},
+		{name: "publisher", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/acme", status: 200},
+		{name: "publisher without an account that documents carry", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/legacy", status: 200},
+		{name: "publisher unknown", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/nobody", status: 404},
+		{name: "publisher malformed", op: "GET /api/v1/publishers/{name}", method: "GET", path: "/api/v1/publishers/NOT%20A%20NAME", status: 404},
+		{name: "list by publisher", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?publisher=acme", status: 200},
+		{name: "list latest", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?latest=true&limit=2", status: 200},
+		{name: "list by publisher with q", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?publisher=acme&q=x", status: 400},
+		{name: "list bad latest", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?latest=maybe", status: 400},
+		{name: "list malformed publisher", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?publisher=NO", status: 400},
+		{name: "list by publisher bad cursor", op: "GET /api/v1/protocols", method: "GET", path: "/api/v1/protocols?publisher=acme&cursor=x", status: 400},
+		{name: "publish as another publisher", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols?publisher=acme", header: withType(f.publishToken, "text/markdown"), body: "# Not mine\n", status: 403},
+		{name: "publish as a publisher without an account", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols?publisher=nobody", header: withType(f.adminTok, "text/markdown"), body: "# Nobody's\n", status: 404},
+		{name: "admin publishes for a publisher", op: "POST /api/v1/protocols", method: "POST", path: "/api/v1/protocols?publisher=acme", header: withType(f.adminTok, "text/markdown"), body: "# For acme\n", status: 201},
 		{name: "tags", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags", status: 200},
 		{name: "tags bad limit", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags?limit=x", status: 400},
 		{name: "stats", op: "GET /api/v1/stats", method: "GET", path: "/api/v1/stats", status: 200},
@@ -322,6 +411,15 @@ func TestDocumentMatchesRouter(t *testing.T) {
 		key := r.Method + " " + r.Path
 		if htmlRoutes[key] {
 			registered[key] = true
+			continue
+		}
+		for _, sub := range subResources[key] {
+			registered[sub] = true
+			if ops[sub] == nil {
+				t.Errorf("sub-resource %s of route %s is not in openapi.json", sub, key)
+			}
+		}
+		if wildcardOnlySub[key] {
 			continue
 		}
 		key = r.Method + " " + docPath(r.Path)

@@ -4,6 +4,7 @@ package param
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -18,7 +19,25 @@ import (
 // it is, so %252F stays %2F and is refused. An unescaped '/' is simply part
 // of the wildcard; '+' stays '+' (path unescaping, not query unescaping).
 func PathHash(c echo.Context) (protocol.Digest, error) {
+	return wildcardHash(c, c.Param("*"))
+}
+
+// PathHashSub reads "HASH" or "HASH/SUB" from a route's trailing wildcard,
+// SUB being one of subs (a sub-resource: /protocols/{hash}/versions). A
+// Base64 hash ends in '=', so no hash is mistaken for one ending in /SUB.
+func PathHashSub(c echo.Context, subs ...string) (d protocol.Digest, sub string, err error) {
 	raw := c.Param("*")
+	for _, s := range subs {
+		if rest, ok := strings.CutSuffix(raw, "/"+s); ok {
+			raw, sub = rest, s
+			break
+		}
+	}
+	d, err = wildcardHash(c, raw)
+	return d, sub, err
+}
+
+func wildcardHash(c echo.Context, raw string) (protocol.Digest, error) {
 	if c.Request().URL.RawPath == "" {
 		return protocol.ParseDigest(raw)
 	}

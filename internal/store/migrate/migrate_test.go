@@ -367,3 +367,54 @@ func TestPublishersMigration(t *testing.T) {
 		})
 	}
 }
+
+// lifecycleVersion is the migration that makes publishers accounts and
+// gives documents a status, per engine.
+var lifecycleVersion = map[string]uint{"postgres": 7, "sqlite": 7}
+
+// TestLifecycleMigration: every publisher name a token or document carries
+// becomes an account (default and the reserved names among them), every
+// document starts active, and the migration goes down and up again.
+func TestLifecycleMigration(t *testing.T) {
+	inserts := map[string]string{
+		"postgres": `INSERT INTO documents (digest, sha256, content, size, origin, publisher) VALUES
+			('\x0101010101010101010101010101010101010101', '\x` + strings.Repeat("01", 32) + `', 'a', 1, '', 'acme');
+			INSERT INTO api_tokens (name, scopes, secret_hash, publisher) VALUES ('old', '{publish}', '\x` + strings.Repeat("03", 32) + `', 'globex')`,
+		"sqlite": `INSERT INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
+				authors, license, front_matter, lints, origin, created_at, publisher) VALUES
+			('` + strings.Repeat("01", 20) + `', x'` + strings.Repeat("01", 32) + `', 1, '', '', '', 0, '[]', '', '[]', '', 0, '[]', '', 1, 'acme');
+			INSERT INTO api_tokens (name, scopes, secret_hash, created_at, publisher) VALUES ('old', '["publish"]', x'` + strings.Repeat("03", 32) + `', 1, 'globex')`,
+	}
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := context.Background()
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatal(err)
+			}
+			below := stepsFrom(t, db.engine, lifecycleVersion[name])
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+				t.Fatal(err)
+			}
+			db.exec(t, inserts[name])
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up over existing rows: %v", err)
+			}
+			if got := strings.Join(db.column(t, "SELECT name FROM publishers ORDER BY name"), ","); got != "acme,anonymous,default,examples,globex,mirror" {
+				t.Fatalf("publishers after the migration: %s", got)
+			}
+			if got := strings.Join(db.column(t, "SELECT status FROM documents"), ","); got != "active" {
+				t.Fatalf("document status after the migration: %s, want active", got)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+				t.Fatalf("Down: %v", err)
+			}
+			if contains(db.tables(t), "publishers") || contains(db.tables(t), "document_history") {
+				t.Fatalf("tables after Down: %v", db.tables(t))
+			}
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up again: %v", err)
+			}
+		})
+	}
+}

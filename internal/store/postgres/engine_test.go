@@ -148,7 +148,7 @@ func TestConnectionLossIsUnavailableAndRecovers(t *testing.T) {
 	// Make sure the pool holds open connections, then kill them all.
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Go(func() { _, _ = s.Content(ctx, e.Digest) })
+		wg.Go(func() { _, _, _ = s.Content(ctx, e.Digest) })
 	}
 	wg.Wait()
 	admin, err := pgtest.AdminDSN()
@@ -163,7 +163,7 @@ func TestConnectionLossIsUnavailableAndRecovers(t *testing.T) {
 
 	sawUnavailable := false
 	for range 20 {
-		_, err := s.Content(ctx, e.Digest)
+		_, _, err := s.Content(ctx, e.Digest)
 		if err == nil {
 			break
 		}
@@ -178,7 +178,7 @@ func TestConnectionLossIsUnavailableAndRecovers(t *testing.T) {
 	if !sawUnavailable {
 		t.Log("the pool replaced the killed connections before any call failed")
 	}
-	if _, err := s.Content(ctx, e.Digest); err != nil {
+	if _, _, err := s.Content(ctx, e.Digest); err != nil {
 		t.Fatalf("the store did not recover after connection loss: %v", err)
 	}
 }
@@ -186,7 +186,7 @@ func TestConnectionLossIsUnavailableAndRecovers(t *testing.T) {
 func TestClosedStoreIsUnavailable(t *testing.T) {
 	s := openStore(t)
 	s.Close()
-	_, err := s.Content(context.Background(), protocol.Digest{1})
+	_, _, err := s.Content(context.Background(), protocol.Digest{1})
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Content on a closed store: %v, want ErrUnavailable", err)
 	}

@@ -15,7 +15,8 @@ import (
 // entryColumns are the columns scanEntry reads, in order; content is never
 // among them (contentColumn is appended when it is wanted).
 const entryColumns = `digest, sha256, size, title, description, multiround, tags, version, supersedes,
-	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher`
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher,
+	status, status_message, replacement, status_at`
 
 const contentColumn = `, content`
 
@@ -29,10 +30,14 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		supersedes []byte
 		lints      []byte
 		withdrawn  *time.Time
+		status     string
+		replaced   []byte
 		m          = &e.Metadata
+		lc         = &e.Lifecycle
 	)
 	dest := []any{&digest, &sha, &e.Size, &m.Title, &m.Description, &m.Multiround, &m.Tags, &m.Version, &supersedes,
-		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher}
+		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher,
+		&status, &lc.Message, &replaced, &lc.ChangedAt}
 	if withContent {
 		dest = append(dest, &e.Content)
 	}
@@ -64,6 +69,18 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 	if withdrawn != nil {
 		w := withdrawn.UTC()
 		e.WithdrawnAt = &w
+	}
+	lc.Status = store.Status(status)
+	if replaced != nil {
+		if len(replaced) != protocol.DigestSize {
+			return store.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed replacement digest", e.Digest)
+		}
+		r := protocol.Digest(replaced)
+		lc.Replacement = &r
+	}
+	if lc.ChangedAt != nil {
+		at := lc.ChangedAt.UTC()
+		lc.ChangedAt = &at
 	}
 	return e, nil
 }

@@ -44,25 +44,34 @@ func (s *Store) get(ctx context.Context, d protocol.Digest, withContent bool) (s
 }
 
 // Content is the hot path of raw fetches: one primary-key lookup returning
-// only the bytes and the tombstone.
-func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) {
+// only the bytes, the tombstone and the lifecycle.
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var (
 		content   []byte
 		withdrawn bool
+		lc        store.Lifecycle
+		replaced  []byte
 	)
-	err := s.pool.QueryRow(ctx, `SELECT content, withdrawn_at IS NOT NULL FROM documents WHERE digest = $1`, d[:]).
-		Scan(&content, &withdrawn)
+	err := s.pool.QueryRow(ctx, `SELECT content, withdrawn_at IS NOT NULL, status, status_message, replacement, status_at
+		FROM documents WHERE digest = $1`, d[:]).Scan(&content, &withdrawn, &lc.Status, &lc.Message, &replaced, &lc.ChangedAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, store.ErrNotFound
+		return nil, lc, store.ErrNotFound
 	case err != nil:
-		return nil, mapErr(err)
+		return nil, lc, mapErr(err)
 	case withdrawn:
-		return nil, store.ErrWithdrawn
+		return nil, lc, store.ErrWithdrawn
 	}
-	return content, nil
+	if replaced != nil {
+		r, err := store.StoredDigest(replaced)
+		if err != nil {
+			return nil, lc, err
+		}
+		lc.Replacement = &r
+	}
+	return content, lc, nil
 }
 
 // Successors lists listed entries that supersede d: d's publisher's first,

@@ -14,7 +14,7 @@ import (
 // alias "d".
 const entryColumns = `d.hex, d.sha256, d.size, d.title, d.description, d.multiround, d.tags, d.version,
 	d.supersedes, d.authors, d.license, d.front_matter, d.lints, d.origin, d.created_at, d.withdrawn_at, d.withdraw_reason,
-	d.publisher`
+	d.publisher, d.status, d.status_message, d.replacement, d.status_at`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -27,11 +27,13 @@ func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 		sha                       []byte
 		supersedes                sql.NullString
 		created                   int64
-		withdrawn                 sql.NullInt64
+		withdrawn, changed        sql.NullInt64
+		status                    string
+		replaced                  sql.NullString
 	)
 	dest := []any{&hex, &sha, &e.Size, &e.Metadata.Title, &e.Metadata.Description, &e.Metadata.Multiround, &tags,
 		&e.Metadata.Version, &supersedes, &authors, &e.Metadata.License, &e.Metadata.FrontMatter, &lints, &e.Origin,
-		&created, &withdrawn, &e.WithdrawReason, &e.Publisher}
+		&created, &withdrawn, &e.WithdrawReason, &e.Publisher, &status, &e.Lifecycle.Message, &replaced, &changed}
 	if err := sc.Scan(append(dest, extra...)...); err != nil {
 		return store.Entry{}, err
 	}
@@ -70,6 +72,18 @@ func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 	if withdrawn.Valid {
 		t := fromMicros(withdrawn.Int64)
 		e.WithdrawnAt = &t
+	}
+	e.Lifecycle.Status = store.Status(status)
+	if replaced.Valid {
+		r, err := protocol.ParseDigest(replaced.String)
+		if err != nil {
+			return store.Entry{}, fmt.Errorf("corrupt row %s: bad replacement", hex)
+		}
+		e.Lifecycle.Replacement = &r
+	}
+	if changed.Valid {
+		t := fromMicros(changed.Int64)
+		e.Lifecycle.ChangedAt = &t
 	}
 	return e, nil
 }

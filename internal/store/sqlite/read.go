@@ -42,23 +42,38 @@ func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (s
 	return e, nil
 }
 
-// Content returns the exact stored bytes.
-func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, error) {
+// Content returns the exact stored bytes and the lifecycle.
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
 	var (
-		withdrawn sql.NullInt64
-		content   []byte
+		withdrawn, changed sql.NullInt64
+		content            []byte
+		lc                 store.Lifecycle
+		status             string
+		replaced           sql.NullString
 	)
-	err := s.read.QueryRowContext(ctx, `SELECT d.withdrawn_at, c.content FROM documents d JOIN contents c ON c.id = d.id
-		WHERE d.hex = ?`, d.Hex()).Scan(&withdrawn, &content)
+	err := s.read.QueryRowContext(ctx, `SELECT d.withdrawn_at, c.content, d.status, d.status_message, d.replacement, d.status_at
+		FROM documents d JOIN contents c ON c.id = d.id WHERE d.hex = ?`, d.Hex()).Scan(&withdrawn, &content, &status, &lc.Message, &replaced, &changed)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, store.ErrNotFound
+		return nil, lc, store.ErrNotFound
 	case err != nil:
-		return nil, mapErr(err)
+		return nil, lc, mapErr(err)
 	case withdrawn.Valid:
-		return nil, store.ErrWithdrawn
+		return nil, lc, store.ErrWithdrawn
 	}
-	return content, nil
+	lc.Status = store.Status(status)
+	if replaced.Valid {
+		r, err := protocol.ParseDigest(replaced.String)
+		if err != nil {
+			return nil, lc, mapErr(err)
+		}
+		lc.Replacement = &r
+	}
+	if changed.Valid {
+		at := fromMicros(changed.Int64)
+		lc.ChangedAt = &at
+	}
+	return content, lc, nil
 }
 
 // Successors lists listed entries that supersede d: d's publisher's first,

@@ -12,9 +12,9 @@ import (
 // resolveQuery answers a batch by probe index: json_each gives each sent
 // hex its index in the array (key), and the join probes the digest index
 // once per element, in array order, so duplicates are answered each time.
-// The three columns a resolution reports are all in documents_resolve
-// (migration 0003), so no probe reads the table.
-const resolveQuery = `SELECT j.key, d.title, d.withdrawn_at IS NOT NULL
+// The columns a resolution reports are all in documents_resolve
+// (migrations 0003, 0007), so no probe reads the table.
+const resolveQuery = `SELECT j.key, d.title, d.withdrawn_at IS NOT NULL, d.status, d.status_message, d.replacement
 	FROM json_each(?) AS j JOIN documents AS d INDEXED BY documents_resolve ON d.hex = j.value`
 
 // Resolve looks up to MaxResolve digests in one query.

@@ -51,7 +51,7 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 	if err := s.Ping(context.Background()); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Ping of a closed store = %v, want ErrUnavailable", err)
 	}
-	if _, err := s.Content(context.Background(), protocol.Digest{1}); !errors.Is(err, store.ErrUnavailable) {
+	if _, _, err := s.Content(context.Background(), protocol.Digest{1}); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Content of a closed store = %v, want ErrUnavailable", err)
 	}
 }

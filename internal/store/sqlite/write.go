@@ -243,17 +243,22 @@ func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) 
 		if err != nil || withdrawn.Valid {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET withdrawn_at = ?, withdraw_reason = ? WHERE id = ?`,
-			time.Now().UnixMicro(), reason, id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM document_tags WHERE doc_id = ?`, id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id)
-		return err
+		return withdrawTx(ctx, tx, id, reason, time.Now().UnixMicro())
 	})
+}
+
+// withdrawTx tombstones row id and takes it out of tags and search.
+func withdrawTx(ctx context.Context, tx *sql.Tx, id int64, reason string, at int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE documents SET withdrawn_at = ?, withdraw_reason = ? WHERE id = ?`,
+		at, reason, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM document_tags WHERE doc_id = ?`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id)
+	return err
 }

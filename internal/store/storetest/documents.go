@@ -50,7 +50,7 @@ func testPut(t *testing.T, open Opener) {
 			if e.CreatedAt.IsZero() {
 				t.Fatalf("%s: CreatedAt is zero", name)
 			}
-			got, err := s.Content(ctx(t), e.Digest)
+			got, _, err := s.Content(ctx(t), e.Digest)
 			noErr(t, name+": Content", err)
 			if !bytes.Equal(got, []byte(content)) {
 				t.Fatalf("%s: Content changed the bytes (%d bytes stored, %d returned)", name, len(content), len(got))
@@ -153,7 +153,7 @@ func testPut(t *testing.T, open Opener) {
 			t.Fatalf("PutMany created = %v, want %v", created, want)
 		}
 		for _, nd := range []store.NewDocument{b, c} {
-			got, err := s.Content(ctx(t), nd.Document.Sums.SHA1)
+			got, _, err := s.Content(ctx(t), nd.Document.Sums.SHA1)
 			noErr(t, "Content after PutMany", err)
 			if !bytes.Equal(got, nd.Document.Content) {
 				t.Fatal("PutMany stored other bytes")
@@ -193,7 +193,7 @@ func testGet(t *testing.T, open Opener) {
 	wantErr(t, "Get of an unknown digest", err, store.ErrNotFound)
 	_, err = s.Get(ctx(t), unknown, true)
 	wantErr(t, "Get with content of an unknown digest", err, store.ErrNotFound)
-	_, err = s.Content(ctx(t), unknown)
+	_, _, err = s.Content(ctx(t), unknown)
 	wantErr(t, "Content of an unknown digest", err, store.ErrNotFound)
 }
 
@@ -292,7 +292,7 @@ func testWithdraw(t *testing.T, open Opener) {
 	if got.WithdrawnAt.Before(e.CreatedAt.Add(-1)) {
 		t.Fatalf("WithdrawnAt %v is before CreatedAt %v", got.WithdrawnAt, e.CreatedAt)
 	}
-	_, err = s.Content(ctx(t), e.Digest)
+	_, _, err = s.Content(ctx(t), e.Digest)
 	wantErr(t, "Content of a withdrawn entry", err, store.ErrWithdrawn)
 
 	for _, q := range []store.Query{{}, {Text: "zanzibar"}, {Tags: []string{"shared"}}, {Sort: store.SortName}} {
@@ -319,7 +319,7 @@ func testWithdraw(t *testing.T, open Opener) {
 	if created || !again.Withdrawn() {
 		t.Fatalf("re-Put of a withdrawn document: created=%v withdrawn=%v, want false and true", created, again.Withdrawn())
 	}
-	_, err = s.Content(ctx(t), e.Digest)
+	_, _, err = s.Content(ctx(t), e.Digest)
 	wantErr(t, "Content after re-Put of a withdrawn document", err, store.ErrWithdrawn)
 	created2, err := s.PutMany(ctx(t), []store.NewDocument{nd})
 	noErr(t, "PutMany of a withdrawn document", err)
@@ -406,7 +406,7 @@ func testImport(t *testing.T, open Opener) {
 	}
 	_, err = s.Get(ctx(t), te.Digest, false)
 	wantErr(t, "Get of a withdrawn import", err, store.ErrWithdrawn)
-	_, err = s.Content(ctx(t), te.Digest)
+	_, _, err = s.Content(ctx(t), te.Digest)
 	wantErr(t, "Content of a withdrawn import", err, store.ErrWithdrawn)
 	if got := search(t, s, store.Query{Text: "tombstoned"}).Entries; len(got) != 0 {
 		t.Fatal("a withdrawn import is searchable")

@@ -23,12 +23,12 @@ func testResolve(t *testing.T, open Opener) {
 	ask := []protocol.Digest{unknown, a.Digest, b.Digest, a.Digest, unknown, intl.Digest, untitled.Digest}
 	want := []store.Resolution{
 		{Digest: unknown},
-		{Digest: a.Digest, Found: true, Title: "Resolve A"},
-		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true},
-		{Digest: a.Digest, Found: true, Title: "Resolve A"},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive},
+		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true, Status: store.StatusWithdrawn},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive},
 		{Digest: unknown},
-		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title},
-		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title},
+		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title, Status: store.StatusActive},
+		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title, Status: store.StatusActive},
 	}
 	res, err := s.Resolve(ctx(t), ask)
 	noErr(t, "Resolve", err)
@@ -73,7 +73,7 @@ func testResolve(t *testing.T, open Opener) {
 	res, err = s.Resolve(ctx(t), same)
 	noErr(t, "Resolve of one digest MaxResolve times", err)
 	for i, r := range res {
-		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A"}) {
+		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive}) {
 			t.Fatalf("Resolve of one digest MaxResolve times, answer %d: %+v", i, r)
 		}
 	}

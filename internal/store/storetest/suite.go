@@ -51,6 +51,12 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
 	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
+	t.Run("PublisherAccounts", func(t *testing.T) { testPublisherAccounts(t, open) })
+	t.Run("TokenOwnership", func(t *testing.T) { testTokenOwnership(t, open) })
+	t.Run("StatusChanges", func(t *testing.T) { testStatusChanges(t, open) })
+	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
+	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
+	t.Run("CatalogWalkBound", func(t *testing.T) { testCatalogWalkBound(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the

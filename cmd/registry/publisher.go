@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+func init() {
+	register(command{name: "publisher", summary: "publisher create|list|verify: manage publisher accounts", run: publisherCmd})
+}
+
+// verifyTimeout caps one domain verification fetch, redirects included.
+const verifyTimeout = 10 * time.Second
+
+const publisherUsage = `usage: registry publisher create NAME [--display "Display Name"] | list | verify NAME --domain DOMAIN [--check]
+(database flags go after the subcommand: registry publisher list --data-dir DIR)`
+
+func publisherCmd(ctx context.Context, env *environment, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(env.stdout, publisherUsage)
+		return nil
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, publisherUsage)
+		return errUsage
+	}
+	sub, args := args[0], args[1:]
+	if sub != "create" && sub != "list" && sub != "verify" {
+		fmt.Fprintf(env.stderr, "registry publisher: unknown subcommand %q: use create, list or verify\n%s\n", sub, publisherUsage)
+		return errUsage
+	}
+	var (
+		db     config.Database
+		create config.PublisherCreate
+		verify config.PublisherVerify
+	)
+	opts := db.Options()
+	switch sub {
+	case "create":
+		opts = create.Options()
+	case "verify":
+		opts = verify.Options()
+	}
+	fs := flagSet(env, "publisher "+sub)
+	// NAME may come before the flags: registry publisher create acme --display "Acme".
+	var name string
+	if sub != "list" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(env, fs, opts, args); err != nil {
+		return err
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	}
+	if sub != "list" && name == "" {
+		fmt.Fprintln(env.stderr, publisherUsage)
+		return errUsage
+	}
+	switch sub {
+	case "create":
+		db = create.Database
+	case "verify":
+		db = verify.Database
+	}
+	st, _, err := openStore(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := registry.New(st, registry.Config{})
+	switch sub {
+	case "create":
+		p, err := svc.CreatePublisher(ctx, name, create.Display)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "created publisher %s (%s); make its tokens with: registry token create --publisher %s --name NAME\n", p.Name, p.DisplayName, p.Name)
+		return nil
+	case "list":
+		return publisherList(ctx, env, svc)
+	}
+	if verify.Domain == "" {
+		fmt.Fprintln(env.stderr, "registry publisher verify: --domain is required\n"+publisherUsage)
+		return errUsage
+	}
+	if !verify.Check {
+		c, err := svc.IssueChallenge(ctx, name, verify.Domain, verify.Scheme)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "serve this line at %s, then run: registry publisher verify %s --domain %s --check\n", c.URL, name, c.Domain)
+		fmt.Fprintln(env.stdout, c.Token)
+		return nil
+	}
+	hc, err := agora.NewFetcher(agora.FetchPolicy{Allow: verify.OutboundAllow, Timeout: verifyTimeout})
+	if err != nil {
+		return err
+	}
+	p, err := svc.CheckChallenge(ctx, name, verify.Domain, verify.Scheme, hc)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "publisher %s is verified for %s\n", p.Name, p.VerifiedDomain)
+	return nil
+}
+
+func publisherList(ctx context.Context, env *environment, svc *registry.Service) error {
+	ps, err := svc.ListPublishers(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tDISPLAY NAME\tVERIFIED DOMAIN\tCREATED")
+	for _, p := range ps {
+		domain := p.VerifiedDomain
+		if domain == "" {
+			domain = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.DisplayName, domain, p.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	return w.Flush()
+}

@@ -1,0 +1,180 @@
+package registry
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// MaxReplacementChain bounds the walk that looks for a replacement cycle:
+// a deprecation is refused when following replacements from the new one
+// takes more steps than this, so setting a status costs a few reads.
+const MaxReplacementChain = 16
+
+// Errors of a status change, each with its stable code.
+var (
+	ErrNotYourDocument = apperr.New(apperr.Forbidden, "not_your_document",
+		"only the document's publisher or an administrator may change its status")
+	ErrStatusNeedsToken = apperr.New(apperr.Unauthenticated, "missing_token",
+		"changing a status needs an API token: send Authorization: Bearer <token>")
+	ErrBadStatus = apperr.New(apperr.Invalid, "invalid_status",
+		`a status is "active" or "deprecated"; withdrawal is DELETE /api/v1/protocols/{hash} with an admin token`)
+	ErrReplacementSelf = apperr.New(apperr.Invalid, "replacement_is_self",
+		"a document cannot be its own replacement")
+	ErrUnknownReplacement = apperr.New(apperr.Invalid, "unknown_replacement",
+		"the replacement is not stored in this registry: publish it first")
+	ErrReplacementWithdrawn = apperr.New(apperr.Invalid, "replacement_withdrawn",
+		"the replacement was withdrawn; name a document that is served")
+	ErrReplacementCycle = apperr.New(apperr.Invalid, "replacement_cycle",
+		"following the replacement's own replacements leads back to this document")
+	ErrReplacementChain = apperr.Newf(apperr.Invalid, "replacement_chain_too_long",
+		"the replacement's own replacements run more than %d steps; name the newest document", MaxReplacementChain)
+	ErrActiveTakesNothing = apperr.New(apperr.Invalid, "invalid_status",
+		"an active document has no message or replacement: send only {\"status\":\"active\"}")
+)
+
+// StatusRequest is a change of status asked over the API or the CLI.
+type StatusRequest struct {
+	Status      store.Status
+	Message     string
+	Replacement *protocol.Digest
+}
+
+// actor names who acts with tok on a document of publisher.
+func actor(tok store.Token, publisher string) string {
+	if tok.Publisher == publisher {
+		return tok.Publisher
+	}
+	return "admin:" + tok.Name
+}
+
+// SetStatus deprecates a document or makes it active again, for its
+// publisher or an administrator, and records the change.
+func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Digest, r StatusRequest) (store.Entry, error) {
+	if tok.ID == 0 {
+		return store.Entry{}, ErrStatusNeedsToken
+	}
+	r.Message = CleanReason(r.Message)
+	switch r.Status {
+	case store.StatusActive:
+		if r.Message != "" || r.Replacement != nil {
+			return store.Entry{}, ErrActiveTakesNothing
+		}
+	case store.StatusDeprecated:
+	default:
+		return store.Entry{}, ErrBadStatus
+	}
+	e, err := s.store.Get(ctx, d, false)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	if !CanActFor(tok, e.Publisher) {
+		return store.Entry{}, ErrNotYourDocument.With("this document belongs to publisher " + e.Publisher +
+			"; only its tokens or an administrator may change its status")
+	}
+	if r.Replacement != nil {
+		if err := s.checkReplacement(ctx, d, *r.Replacement); err != nil {
+			return store.Entry{}, err
+		}
+	}
+	e, err = s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
+		Replacement: r.Replacement, Actor: actor(tok, e.Publisher)})
+	s.cache.remove(d)
+	return e, err
+}
+
+// checkReplacement refuses a replacement that is d itself, not served
+// here, or leads back to d through its own replacements.
+func (s *Service) checkReplacement(ctx context.Context, d, repl protocol.Digest) error {
+	if repl == d {
+		return ErrReplacementSelf
+	}
+	next := repl
+	for step := 0; ; step++ {
+		e, err := s.store.Get(ctx, next, false)
+		switch {
+		case errors.Is(err, store.ErrNotFound) && step == 0:
+			return ErrUnknownReplacement
+		case errors.Is(err, store.ErrWithdrawn) && step == 0:
+			return ErrReplacementWithdrawn
+		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrWithdrawn):
+			return nil // the chain ends at a document no longer served
+		case err != nil:
+			return err
+		}
+		r := e.Lifecycle.Replacement
+		if e.Status() != store.StatusDeprecated || r == nil {
+			return nil
+		}
+		if *r == d {
+			return ErrReplacementCycle
+		}
+		if step == MaxReplacementChain {
+			return ErrReplacementChain
+		}
+		next = *r
+	}
+}
+
+// Withdraw tombstones a document for an administrator, records it in the
+// history and drops it from the cache; the reason is cleaned.
+func (s *Service) Withdraw(ctx context.Context, tok store.Token, d protocol.Digest, reason string) error {
+	_, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: store.StatusWithdrawn,
+		Message: CleanReason(reason), Actor: "admin:" + tok.Name})
+	s.cache.remove(d)
+	return err
+}
+
+// History lists a document's status changes (a withdrawn one's too).
+func (s *Service) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+	if _, err := s.store.Get(ctx, d, false); err != nil && !errors.Is(err, store.ErrWithdrawn) {
+		return nil, err
+	}
+	return s.store.History(ctx, d)
+}
+
+// VersionList is a document's lineage as the versions endpoint and page
+// show it.
+type VersionList struct {
+	// Lineage is oldest first; Latest is the index of the newest active
+	// entry (-1 when every one is deprecated).
+	Lineage []store.Entry
+	Latest  int
+	// Claims are other publishers' documents that say they supersede this
+	// one: listed apart, never in the lineage.
+	Claims []store.Entry
+}
+
+// VersionList reads e's lineage and the claims on it.
+func (s *Service) VersionList(ctx context.Context, e store.Entry) (VersionList, error) {
+	lineage, err := s.store.Lineage(ctx, e.Digest)
+	if err != nil {
+		return VersionList{}, err
+	}
+	v := VersionList{Lineage: lineage, Latest: -1}
+	for i := len(lineage) - 1; i >= 0; i-- {
+		if lineage[i].Status() == store.StatusActive {
+			v.Latest = i
+			break
+		}
+	}
+	successors, err := s.store.Successors(ctx, e.Digest)
+	if err != nil {
+		return VersionList{}, err
+	}
+	for _, n := range successors {
+		if n.Publisher != e.Publisher {
+			v.Claims = append(v.Claims, n)
+		}
+	}
+	return v, nil
+}
+
+// Catalog lists listed entries newest first by publisher and/or lineage
+// heads.
+func (s *Service) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, error) {
+	return s.store.Catalog(ctx, q)
+}

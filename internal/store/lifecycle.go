@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// Status is a document's place in its lifecycle.
+type Status string
+
+const (
+	StatusActive     Status = "active"
+	StatusDeprecated Status = "deprecated" // still served; a message and maybe a replacement say what to use
+	StatusWithdrawn  Status = "withdrawn"  // tombstoned by an administrator (Entry.WithdrawnAt)
+)
+
+// Lifecycle is the status a document's publisher (or an administrator)
+// set. A withdrawn entry keeps the lifecycle it had; Entry.Status says
+// withdrawn.
+type Lifecycle struct {
+	Status      Status // StatusActive or StatusDeprecated
+	Message     string
+	Replacement *protocol.Digest
+	// ChangedAt is when the status was last set (nil: never changed); the
+	// raw answer's Deprecation header carries it.
+	ChangedAt *time.Time
+}
+
+// Status is the entry's current status.
+func (e Entry) Status() Status {
+	if e.Withdrawn() {
+		return StatusWithdrawn
+	}
+	if e.Lifecycle.Status == "" {
+		return StatusActive
+	}
+	return e.Lifecycle.Status
+}
+
+// StatusChange is one change of a document's status.
+type StatusChange struct {
+	Status      Status // active, deprecated or withdrawn
+	Message     string // the deprecation message or the withdrawal reason
+	Replacement *protocol.Digest
+	// Actor names who made the change: a publisher, "admin:<token name>".
+	Actor string
+}
+
+// HistoryEvent is one recorded status change.
+type HistoryEvent struct {
+	At          time.Time
+	Actor       string
+	Status      Status
+	Message     string
+	Replacement *protocol.Digest
+}
+
+// Limits of the lifecycle reads.
+const (
+	MaxHistory = 100 // events one History call returns (the newest)
+	MaxLineage = 100 // entries one Lineage call returns
+	// CatalogWalk caps the rows one latest-only Catalog page examines: a
+	// page may come back short, with a cursor to go on from.
+	CatalogWalk = 1000
+)
+
+// CatalogQuery lists listed entries newest first, filtered by publisher
+// and/or to lineage heads (no listed successor of the same publisher).
+type CatalogQuery struct {
+	Publisher  string // "" for every publisher
+	LatestOnly bool
+	Limit      int    // 0 means DefaultPageSize; capped at MaxPageSize
+	Cursor     string // from a previous Page.NextCursor of the same query
+}
+
+// Lifecycles is the lifecycle part of the document store.
+type Lifecycles interface {
+	// SetStatus applies a change and records it in the history in one
+	// transaction, returning the entry as it now is. Withdrawing twice
+	// keeps the first withdrawal (and records nothing); any other change
+	// of a withdrawn entry is ErrWithdrawn.
+	SetStatus(ctx context.Context, d protocol.Digest, c StatusChange) (Entry, error)
+	// History lists a document's status changes, oldest first, at most
+	// the newest MaxHistory.
+	History(ctx context.Context, d protocol.Digest) ([]HistoryEvent, error)
+	// Lineage lists the entries of d's lineage: what d supersedes and what
+	// supersedes it, transitively, only through documents of d's publisher,
+	// withdrawn ones left out, oldest first, at most MaxLineage (d among
+	// them when it is listed).
+	Lineage(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	// Catalog pages through listed entries newest first (see CatalogQuery).
+	Catalog(ctx context.Context, q CatalogQuery) (Page, error)
+}
+
+// Publisher is a publisher account.
+type Publisher struct {
+	Name           string
+	DisplayName    string
+	VerifiedDomain string // "" until a domain is verified
+	VerifiedAt     *time.Time
+	// ChallengeDomain and Challenge are the pending verification, if any.
+	ChallengeDomain string
+	Challenge       string
+	CreatedAt       time.Time
+}
+
+// ErrPublisherUnknown is the answer for a publisher name with no account.
+var ErrPublisherUnknown = apperr.New(apperr.NotFound, "unknown_publisher", "no publisher with this name")
+
+// MaxPublishers caps one ListPublishers call.
+const MaxPublishers = 10000
+
+// Publishers is the publisher-account half of the store.
+type Publishers interface {
+	// CreatePublisher stores a new account; a name taken is ErrConflict.
+	CreatePublisher(ctx context.Context, p Publisher) (Publisher, error)
+	// GetPublisher returns an account or ErrPublisherUnknown.
+	GetPublisher(ctx context.Context, name string) (Publisher, error)
+	// ListPublishers lists accounts by name, at most MaxPublishers.
+	ListPublishers(ctx context.Context) ([]Publisher, error)
+	// SetChallenge records a pending domain verification (replacing any).
+	SetChallenge(ctx context.Context, name, domain, challenge string) error
+	// MarkVerified records domain as verified and clears the challenge.
+	MarkVerified(ctx context.Context, name, domain string, at time.Time) error
+}
+
+// Limits of a status change, the same on every engine.
+const (
+	MaxStatusMessageRunes  = 500
+	MaxWithdrawReasonRunes = 1000 // as every engine's Withdraw takes
+	MaxActorRunes          = 200
+)
+
+// Check refuses a change no engine stores.
+func (c StatusChange) Check() error {
+	switch c.Status {
+	case StatusActive, StatusDeprecated, StatusWithdrawn:
+	default:
+		return ErrInvalid.With(fmt.Sprintf("unknown status %q: use active, deprecated or withdrawn", c.Status))
+	}
+	limit := MaxStatusMessageRunes
+	if c.Status == StatusWithdrawn {
+		limit = MaxWithdrawReasonRunes
+	}
+	if !utf8.ValidString(c.Message) || utf8.RuneCountInString(c.Message) > limit {
+		return ErrInvalid.With(fmt.Sprintf("a status message is valid UTF-8 of at most %d characters", limit))
+	}
+	if c.Actor == "" || !utf8.ValidString(c.Actor) || utf8.RuneCountInString(c.Actor) > MaxActorRunes {
+		return ErrInvalid.With("a status change names its actor")
+	}
+	if c.Replacement != nil && c.Status != StatusDeprecated {
+		return ErrInvalid.With("only a deprecation names a replacement")
+	}
+	return nil
+}
+
+// ErrPublisherTaken refuses a second account of one name.
+var ErrPublisherTaken = apperr.New(apperr.Conflict, "publisher_exists", "a publisher with this name exists already")
+
+// MaxDisplayNameRunes caps a publisher's display name.
+const MaxDisplayNameRunes = 100
+
+// CheckNewPublisher refuses an account no engine stores.
+func CheckNewPublisher(p Publisher) error {
+	if p.Name == "" {
+		return ErrInvalidPublisher
+	}
+	if _, err := PublisherOr(p.Name); err != nil {
+		return err
+	}
+	if !utf8.ValidString(p.DisplayName) || utf8.RuneCountInString(p.DisplayName) > MaxDisplayNameRunes {
+		return ErrInvalid.With(fmt.Sprintf("a display name is valid UTF-8 of at most %d characters", MaxDisplayNameRunes))
+	}
+	return nil
+}
+
+// Deprecated reports whether the entry is deprecated (and not withdrawn).
+func (e Entry) Deprecated() bool { return e.Status() == StatusDeprecated }

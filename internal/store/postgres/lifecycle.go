@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// SetStatus applies a status change and records it, in one transaction.
+func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (store.Entry, error) {
+	if err := c.Check(); err != nil {
+		return store.Entry{}, err
+	}
+	if c.Status == store.StatusWithdrawn && utf8RunesOver(c.Message, MaxWithdrawReasonRunes) {
+		return store.Entry{}, errBadReason
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var replacement []byte
+	if c.Replacement != nil {
+		replacement = c.Replacement[:]
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var withdrawn *time.Time
+		err := tx.QueryRow(ctx, `SELECT withdrawn_at FROM documents WHERE digest = $1 FOR UPDATE`, d[:]).Scan(&withdrawn)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return store.ErrNotFound
+		case err != nil:
+			return err
+		case withdrawn != nil && c.Status == store.StatusWithdrawn:
+			return nil // the first withdrawal stands
+		case withdrawn != nil:
+			return store.ErrWithdrawn
+		}
+		switch c.Status {
+		case store.StatusWithdrawn:
+			_, err = tx.Exec(ctx, `UPDATE documents SET withdrawn_at = now(), withdraw_reason = $2 WHERE digest = $1`, d[:], c.Message)
+		case store.StatusActive:
+			_, err = tx.Exec(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = now() WHERE digest = $1`, d[:])
+		default:
+			_, err = tx.Exec(ctx, `UPDATE documents SET status = $2, status_message = $3, replacement = $4, status_at = now() WHERE digest = $1`,
+				d[:], string(c.Status), c.Message, replacement)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO document_history (digest, actor, status, message, replacement) VALUES ($1, $2, $3, $4, $5)`,
+			d[:], c.Actor, string(c.Status), c.Message, replacement)
+		return err
+	})
+	if err != nil {
+		return store.Entry{}, mapErr(err)
+	}
+	if c.Status == store.StatusWithdrawn {
+		s.wrote()
+	}
+	e, err := s.get(ctx, d, false)
+	if errors.Is(err, store.ErrWithdrawn) {
+		return e, nil
+	}
+	return e, err
+}
+
+// History lists a document's newest store.MaxHistory changes, oldest first.
+func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT at, actor, status, message, replacement FROM
+		(SELECT id, at, actor, status, message, replacement FROM document_history WHERE digest = $1 ORDER BY id DESC LIMIT $2) AS h
+		ORDER BY id`, d[:], store.MaxHistory)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := []store.HistoryEvent{}
+	for rows.Next() {
+		var (
+			ev          store.HistoryEvent
+			status      string
+			replacement []byte
+		)
+		if err := rows.Scan(&ev.At, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
+			return nil, mapErr(err)
+		}
+		ev.At, ev.Status = ev.At.UTC(), store.Status(status)
+		if replacement != nil {
+			r, err := store.StoredDigest(replacement)
+			if err != nil {
+				return nil, err
+			}
+			ev.Replacement = &r
+		}
+		out = append(out, ev)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// lineageSQL walks supersedes up and down from $1 through documents of its
+// publisher only; each walk is read lazily and cut at $2 rows, so a lineage
+// costs at most a few hundred index probes however it branches.
+const lineageSQL = `WITH RECURSIVE
+	me AS (SELECT digest, publisher, supersedes FROM documents WHERE digest = $1),
+	up(digest, supersedes, n) AS (
+		SELECT digest, supersedes, 0 FROM me
+		UNION
+		SELECT d.digest, d.supersedes, up.n + 1 FROM documents d JOIN up ON d.digest = up.supersedes
+			WHERE d.publisher = (SELECT publisher FROM me) AND up.n < $2),
+	down(digest, n) AS (
+		SELECT digest, 0 FROM me
+		UNION
+		SELECT d.digest, down.n + 1 FROM documents d JOIN down ON d.supersedes = down.digest
+			WHERE d.publisher = (SELECT publisher FROM me) AND d.withdrawn_at IS NULL AND down.n < $2)
+	SELECT ` + entryColumns + ` FROM documents
+	WHERE digest IN ((SELECT digest FROM up LIMIT $2) UNION (SELECT digest FROM down LIMIT $2)) AND withdrawn_at IS NULL
+	ORDER BY created_at, digest LIMIT $2`
+
+// Lineage lists d's lineage within its publisher, oldest first.
+func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	return s.queryEntries(ctx, lineageSQL, d[:], store.MaxLineage)
+}
+
+// catalogWindowSQL reads a window of positions newest first. keep is the
+// latest-only test: no listed successor by the same publisher
+// (documents_supersedes_own_idx).
+const catalogWindowSQL = `SELECT created_at, digest,
+		CASE WHEN $1 THEN NOT EXISTS (SELECT 1 FROM documents s
+			WHERE s.supersedes = d.digest AND s.publisher = d.publisher AND s.withdrawn_at IS NULL) ELSE true END
+	FROM documents d
+	WHERE withdrawn_at IS NULL AND ($2 = '' OR publisher = $2) AND (created_at, digest) < ($3, $4)
+	ORDER BY created_at DESC, digest DESC LIMIT $5`
+
+// Catalog pages through listed entries newest first, by publisher and/or
+// lineage heads.
+func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return store.Page{}, err
+	}
+	after, err := q.After()
+	if err != nil {
+		return store.Page{}, err
+	}
+	before, beforeDigest := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), make([]byte, protocol.DigestSize+1)
+	if after != nil {
+		before, beforeDigest = after.CreatedAt, after.Digest[:]
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, catalogWindowSQL, q.LatestOnly, q.Publisher, before, beforeDigest, q.Window())
+	if err != nil {
+		return store.Page{}, mapErr(err)
+	}
+	var window []store.CatalogRow
+	for rows.Next() {
+		var (
+			r      store.CatalogRow
+			digest []byte
+		)
+		if err := rows.Scan(&r.CreatedAt, &digest, &r.Keep); err != nil {
+			rows.Close()
+			return store.Page{}, mapErr(err)
+		}
+		if r.Digest, err = store.StoredDigest(digest); err != nil {
+			rows.Close()
+			return store.Page{}, err
+		}
+		window = append(window, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return store.Page{}, mapErr(err)
+	}
+	digests, next := q.Pick(window)
+	page := store.Page{NextCursor: next, Entries: []store.Entry{}}
+	if len(digests) == 0 {
+		return page, nil
+	}
+	keys := make([][]byte, len(digests))
+	for i := range digests {
+		keys[i] = digests[i][:]
+	}
+	page.Entries, err = s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
+		WHERE digest = ANY($1::bytea[]) ORDER BY created_at DESC, digest DESC`, keys)
+	return page, err
+}

@@ -1,0 +1,187 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// SetStatus applies a status change and records it, in one transaction.
+func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (store.Entry, error) {
+	if err := c.Check(); err != nil {
+		return store.Entry{}, err
+	}
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		var (
+			id        int64
+			withdrawn sql.NullInt64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT id, withdrawn_at FROM documents WHERE hex = ?`, d.Hex()).Scan(&id, &withdrawn)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return store.ErrNotFound
+		case err != nil:
+			return err
+		case withdrawn.Valid && c.Status == store.StatusWithdrawn:
+			return nil // the first withdrawal stands
+		case withdrawn.Valid:
+			return store.ErrWithdrawn
+		}
+		now := time.Now().UnixMicro()
+		var replacement any
+		if c.Replacement != nil {
+			replacement = c.Replacement.Hex()
+		}
+		switch c.Status {
+		case store.StatusWithdrawn:
+			err = withdrawTx(ctx, tx, id, c.Message, now)
+		case store.StatusActive:
+			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = ? WHERE id = ?`, now, id)
+		default:
+			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = ?, status_message = ?, replacement = ?, status_at = ? WHERE id = ?`,
+				string(c.Status), c.Message, replacement, now, id)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO document_history (hex, at, actor, status, message, replacement) VALUES (?, ?, ?, ?, ?, ?)`,
+			d.Hex(), now, c.Actor, string(c.Status), c.Message, replacement)
+		return err
+	})
+	if err != nil {
+		return store.Entry{}, err
+	}
+	e, err := s.Get(ctx, d, false)
+	if errors.Is(err, store.ErrWithdrawn) {
+		return e, nil
+	}
+	return e, err
+}
+
+// History lists a document's newest store.MaxHistory changes, oldest first.
+func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT at, actor, status, message, replacement FROM
+		(SELECT id, at, actor, status, message, replacement FROM document_history WHERE hex = ? ORDER BY id DESC LIMIT ?)
+		ORDER BY id`, d.Hex(), store.MaxHistory)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := []store.HistoryEvent{}
+	for rows.Next() {
+		var (
+			ev          store.HistoryEvent
+			at          int64
+			status      string
+			replacement sql.NullString
+		)
+		if err := rows.Scan(&at, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
+			return nil, mapErr(err)
+		}
+		ev.At, ev.Status = fromMicros(at), store.Status(status)
+		if replacement.Valid {
+			r, err := protocol.ParseDigest(replacement.String)
+			if err != nil {
+				return nil, mapErr(err)
+			}
+			ev.Replacement = &r
+		}
+		out = append(out, ev)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// lineageSQL walks supersedes up and down from ?1 through documents of its
+// publisher only; each walk stops after ?2 rows (the outer limit), so a
+// lineage costs at most a few hundred index probes however it branches.
+const lineageSQL = `WITH RECURSIVE
+	me AS (SELECT hex, publisher, supersedes FROM documents WHERE hex = ?1),
+	up(hex, supersedes, n) AS (
+		SELECT hex, supersedes, 0 FROM me
+		UNION
+		SELECT d.hex, d.supersedes, up.n + 1 FROM documents d JOIN up ON d.hex = up.supersedes
+			WHERE d.publisher = (SELECT publisher FROM me) AND up.n < ?2
+		LIMIT ?2),
+	down(hex, n) AS (
+		SELECT hex, 0 FROM me
+		UNION
+		SELECT d.hex, down.n + 1 FROM documents d JOIN down ON d.supersedes = down.hex
+			WHERE d.publisher = (SELECT publisher FROM me) AND d.withdrawn_at IS NULL AND down.n < ?2
+		LIMIT ?2)
+	SELECT ` + entryColumns + ` FROM documents d
+	WHERE d.hex IN (SELECT hex FROM up UNION SELECT hex FROM down) AND d.withdrawn_at IS NULL
+	ORDER BY d.created_at, d.hex LIMIT ?2`
+
+// Lineage lists d's lineage within its publisher, oldest first.
+func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+	return s.queryEntries(ctx, lineageSQL, d.Hex(), store.MaxLineage)
+}
+
+// catalogWindowSQL reads a window of positions newest first; %s is the
+// publisher condition. keep is the latest-only test: no listed successor
+// by the same publisher (documents_supersedes_own).
+const catalogWindowSQL = `SELECT d.created_at, d.hex,
+		CASE WHEN ?1 THEN NOT EXISTS (SELECT 1 FROM documents s INDEXED BY documents_supersedes_own
+			WHERE s.supersedes = d.hex AND s.publisher = d.publisher AND s.withdrawn_at IS NULL) ELSE 1 END
+	FROM documents d
+	WHERE d.withdrawn_at IS NULL AND (?2 = '' OR d.publisher = ?2) AND (d.created_at, d.hex) < (?3, ?4)
+	ORDER BY d.created_at DESC, d.hex DESC LIMIT ?5`
+
+// Catalog pages through listed entries newest first, by publisher and/or
+// lineage heads.
+func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return store.Page{}, err
+	}
+	after, err := q.After()
+	if err != nil {
+		return store.Page{}, err
+	}
+	beforeTime, beforeHex := int64(1<<63-1), afterEveryHex
+	if after != nil {
+		beforeTime, beforeHex = after.CreatedAt.UnixMicro(), after.Digest.Hex()
+	}
+	rows, err := s.read.QueryContext(ctx, catalogWindowSQL, q.LatestOnly, q.Publisher, beforeTime, beforeHex, q.Window())
+	if err != nil {
+		return store.Page{}, mapErr(err)
+	}
+	var window []store.CatalogRow
+	for rows.Next() {
+		var (
+			r       store.CatalogRow
+			created int64
+			hexText string
+		)
+		if err := rows.Scan(&created, &hexText, &r.Keep); err != nil {
+			rows.Close()
+			return store.Page{}, mapErr(err)
+		}
+		if r.Digest, err = protocol.ParseDigest(hexText); err != nil {
+			rows.Close()
+			return store.Page{}, mapErr(err)
+		}
+		r.CreatedAt = fromMicros(created)
+		window = append(window, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return store.Page{}, mapErr(err)
+	}
+	digests, next := q.Pick(window)
+	page := store.Page{NextCursor: next, Entries: []store.Entry{}}
+	if len(digests) == 0 {
+		return page, nil
+	}
+	hexes := make([]string, len(digests))
+	for i, d := range digests {
+		hexes[i] = d.Hex()
+	}
+	page.Entries, err = s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d
+		WHERE d.hex IN (SELECT value FROM json_each(?)) ORDER BY d.created_at DESC, d.hex DESC`, jsonText(hexes))
+	return page, err
+}
