@@ -1,0 +1,113 @@
+package agora
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Suitability is a model's judgement of a protocol for a task, in the
+// SDK's categories (agora/common/core.py Suitability).
+type Suitability string
+
+// The SDK's suitability values.
+const (
+	Adequate           Suitability = "adequate"
+	ProbablyAdequate   Suitability = "probably_adequate"
+	ProbablyInadequate Suitability = "probably_inadequate"
+	Inadequate         Suitability = "inadequate"
+	SuitabilityUnknown Suitability = "unknown"
+)
+
+// DefaultMaxSuitabilityChecks bounds how many candidates ChooseWithLLM
+// asks the model about (one completion each).
+const DefaultMaxSuitabilityChecks = 5
+
+// suitabilityPrompt is the SDK's ProtocolPicker prompt with its four
+// categories in place of YES/NO.
+const suitabilityPrompt = "You are ProtocolCheckerGPT. Your task is to look at the provided protocol and determine if it is expressive " +
+	"enough to fullfill the required task (of which you'll receive a JSON schema). A protocol is sufficiently expressive if you could write code that, given the input data, sends " +
+	"the query according to the protocol's specification and parses the reply. Think about it and at the end of the reply write exactly one of " +
+	"ADEQUATE, PROBABLY_ADEQUATE, PROBABLY_INADEQUATE or INADEQUATE."
+
+// CheckSuitability asks llm whether doc can carry task. The verdict is the
+// last category word of the reply (the SDK's YES and NO read as ADEQUATE
+// and INADEQUATE); a reply without one is SuitabilityUnknown.
+func CheckSuitability(ctx context.Context, llm Completer, doc []byte, task TaskSchema) (Suitability, error) {
+	reply, err := llm.Complete(ctx, []Message{
+		{Role: "system", Content: suitabilityPrompt},
+		{Role: "user", Content: "The protocol is the following:\n\n" + string(doc) + "\n\nThe task is the following:\n\n" + task.String()},
+	})
+	if err != nil {
+		return SuitabilityUnknown, err
+	}
+	return readVerdict(reply), nil
+}
+
+func readVerdict(reply string) Suitability {
+	words := strings.FieldsFunc(strings.ToUpper(reply), func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r == '_')
+	})
+	for i := len(words) - 1; i >= 0; i-- {
+		switch words[i] {
+		case "ADEQUATE", "YES":
+			return Adequate
+		case "PROBABLY_ADEQUATE":
+			return ProbablyAdequate
+		case "PROBABLY_INADEQUATE":
+			return ProbablyInadequate
+		case "INADEQUATE", "NO":
+			return Inadequate
+		}
+	}
+	return SuitabilityUnknown
+}
+
+// Assessment is the model's verdict on one candidate.
+type Assessment struct {
+	Digest      Digest
+	Suitability Suitability
+}
+
+// ChooseWithLLM is ChooseProtocol with the spec's fourth criterion: when no
+// candidate is listed by the target, implemented or fits by metadata, the
+// model judges the candidates that have a document, in order, at most
+// maxChecks of them (0 means DefaultMaxSuitabilityChecks), and the first
+// judged adequate wins, else the first judged probably adequate. It
+// returns ErrNoProtocol, with the verdicts, when none is; the caller may
+// then negotiate.
+func ChooseWithLLM(ctx context.Context, llm Completer, wk WellKnownInfo, candidates []Candidate, task TaskSchema, maxChecks int) (Choice, []Assessment, error) {
+	choice, err := ChooseProtocol(wk, candidates, task.Description)
+	if err != nil || choice.Criterion > 0 {
+		return choice, nil, err
+	}
+	if maxChecks <= 0 {
+		maxChecks = DefaultMaxSuitabilityChecks
+	}
+	var verdicts []Assessment
+	var probably *Candidate
+	for i := range candidates {
+		c := &candidates[i]
+		if len(verdicts) >= maxChecks {
+			break
+		}
+		if c.Document == nil || wk.Unsupported[c.Digest] {
+			continue
+		}
+		s, err := CheckSuitability(ctx, llm, c.Document, task)
+		if err != nil {
+			return Choice{}, verdicts, err
+		}
+		verdicts = append(verdicts, Assessment{Digest: c.Digest, Suitability: s})
+		switch {
+		case s == Adequate:
+			return Choice{Candidate: *c, Reason: "the LLM judged it adequate", Criterion: 4}, verdicts, nil
+		case s == ProbablyAdequate && probably == nil:
+			probably = c
+		}
+	}
+	if probably != nil {
+		return Choice{Candidate: *probably, Reason: "the LLM judged it probably adequate", Criterion: 4}, verdicts, nil
+	}
+	return Choice{}, verdicts, fmt.Errorf("%w: the LLM judged none of %d candidates adequate", ErrNoProtocol, len(verdicts))
+}
