@@ -29,11 +29,11 @@ func chatReply(w http.ResponseWriter, content string) {
 }
 
 func newScriptedLLM(t testing.TB, script func(msgs []Message) string) *scriptedLLM {
-	return newRawLLM(t, func(w http.ResponseWriter, msgs []Message) { chatReply(w, script(msgs)) })
+	return newRawLLM(t, func(w http.ResponseWriter, _ *http.Request, msgs []Message) { chatReply(w, script(msgs)) })
 }
 
 // newRawLLM lets the script write the HTTP answer itself (errors).
-func newRawLLM(t testing.TB, script func(w http.ResponseWriter, msgs []Message)) *scriptedLLM {
+func newRawLLM(t testing.TB, script func(w http.ResponseWriter, r *http.Request, msgs []Message)) *scriptedLLM {
 	s := &scriptedLLM{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
@@ -50,7 +50,7 @@ func newRawLLM(t testing.TB, script func(w http.ResponseWriter, msgs []Message))
 		s.mu.Lock()
 		s.calls = append(s.calls, req.Messages)
 		s.mu.Unlock()
-		script(w, req.Messages)
+		script(w, r, req.Messages)
 	}))
 	t.Cleanup(s.Close)
 	return s
