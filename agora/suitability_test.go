@@ -9,13 +9,13 @@ import (
 
 func TestReadVerdict(t *testing.T) {
 	for reply, want := range map[string]Suitability{
-		"Looks fine.\nADEQUATE":                          Adequate,
-		"It lacks the date. inadequate":                  Inadequate,
-		"Hmm: PROBABLY_INADEQUATE.":                      ProbablyInadequate,
-		"**PROBABLY_ADEQUATE**":                          ProbablyAdequate,
-		"ADEQUATE at first sight, but no: INADEQUATE":    Inadequate,
-		"YES":                                            Adequate,
-		"I cannot tell.":                                 SuitabilityUnknown,
+		"Looks fine.\nADEQUATE":                       Adequate,
+		"It lacks the date. inadequate":               Inadequate,
+		"Hmm: PROBABLY_INADEQUATE.":                   ProbablyInadequate,
+		"**PROBABLY_ADEQUATE**":                       ProbablyAdequate,
+		"ADEQUATE at first sight, but no: INADEQUATE": Inadequate,
+		"YES":            Adequate,
+		"I cannot tell.": SuitabilityUnknown,
 		"the word ADEQUATELY is not a verdict, nor is X": SuitabilityUnknown,
 	} {
 		if got := readVerdict(reply); got != want {
