@@ -2,6 +2,7 @@ package agora
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -165,4 +166,23 @@ func agreedProtocol(doc string, round int) (Negotiated, error) {
 		return Negotiated{}, err
 	}
 	return Negotiated{Document: raw, Digest: sums.SHA1, Meta: meta, Rounds: round}, nil
+}
+
+// PublishAgreed publishes an agreed document to the first of registries
+// that accepts it and returns its sources there. Without registries, or
+// when none accepts it, the source is a data: URI of the document, and err
+// says why each registry refused (the caller may carry on with the URI).
+func PublishAgreed(ctx context.Context, doc []byte, registries []*Registry) (sources []string, err error) {
+	var errs []error
+	for _, reg := range registries {
+		p, perr := reg.Publish(ctx, doc)
+		if perr == nil && len(p.Sources) > 0 {
+			return p.Sources, nil
+		}
+		if perr == nil {
+			perr = fmt.Errorf("the registry gave no sources")
+		}
+		errs = append(errs, fmt.Errorf("publishing to %s: %w", RedactURL(reg.Origin()), perr))
+	}
+	return []string{DataURI(doc)}, errors.Join(errs...)
 }

@@ -1,75 +1,49 @@
 package agora
 
 import (
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
+
+	"github.com/agora-registry/registry/agora/agoratest"
 )
 
-// scriptedLLM is an OpenAI-compatible chat completions server run by a
-// script: no model, no network beyond loopback. The script sees the
-// messages of each request and returns the assistant's text; the server
-// records every request.
-type scriptedLLM struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls [][]Message
-}
-
-// chatReply writes a chat completion answering content.
-func chatReply(w http.ResponseWriter, content string) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-test", "object": "chat.completion",
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-			"message": map[string]string{"role": "assistant", "content": content}}},
-	})
-}
+// The tests' scripted OpenAI-compatible server is agoratest's, with its
+// messages read as this package's.
+type scriptedLLM struct{ *agoratest.LLM }
 
 func newScriptedLLM(t testing.TB, script func(msgs []Message) string) *scriptedLLM {
-	return newRawLLM(t, func(w http.ResponseWriter, _ *http.Request, msgs []Message) { chatReply(w, script(msgs)) })
+	return &scriptedLLM{agoratest.NewTextLLM(t, func(m []agoratest.Message) string { return script(ours(m)) })}
 }
 
-// newRawLLM lets the script write the HTTP answer itself (errors).
 func newRawLLM(t testing.TB, script func(w http.ResponseWriter, r *http.Request, msgs []Message)) *scriptedLLM {
-	s := &scriptedLLM{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Messages []Message `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
-		s.calls = append(s.calls, req.Messages)
-		s.mu.Unlock()
-		script(w, r, req.Messages)
-	}))
-	t.Cleanup(s.Close)
-	return s
+	return &scriptedLLM{agoratest.NewLLM(t, func(w http.ResponseWriter, r *http.Request, m []agoratest.Message) { script(w, r, ours(m)) })}
 }
 
-func (s *scriptedLLM) llm() *LLM { return &LLM{BaseURL: s.URL + "/v1", Model: "scripted"} }
+func chatReply(w http.ResponseWriter, content string) { agoratest.Reply(w, content) }
 
+func (s *scriptedLLM) llm() *LLM { return &LLM{BaseURL: s.BaseURL(), Model: "scripted"} }
+
+// Calls shadows agoratest's with this package's Message.
 func (s *scriptedLLM) Calls() [][]Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]Message(nil), s.calls...)
+	var out [][]Message
+	for _, c := range s.LLM.Calls() {
+		out = append(out, ours(c))
+	}
+	return out
 }
 
-// lastUser is the last user message of a request.
-func lastUser(msgs []Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			return msgs[i].Content
-		}
+func ours(m []agoratest.Message) []Message {
+	out := make([]Message, len(m))
+	for i, x := range m {
+		out[i] = Message(x)
 	}
-	return ""
+	return out
+}
+
+func lastUser(msgs []Message) string {
+	theirs := make([]agoratest.Message, len(msgs))
+	for i, m := range msgs {
+		theirs[i] = agoratest.Message(m)
+	}
+	return agoratest.LastUser(theirs)
 }

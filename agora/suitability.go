@@ -111,3 +111,32 @@ func ChooseWithLLM(ctx context.Context, llm Completer, wk WellKnownInfo, candida
 	}
 	return Choice{}, verdicts, fmt.Errorf("%w: the LLM judged none of %d candidates adequate", ErrNoProtocol, len(verdicts))
 }
+
+// RegistryCandidates searches reg for task and returns up to limit
+// documents, fetched and verified, as candidates we do not implement (for
+// ChooseWithLLM's fourth criterion).
+func RegistryCandidates(ctx context.Context, reg *Registry, task string, limit int) ([]Candidate, error) {
+	if limit <= 0 {
+		limit = DefaultMaxSuitabilityChecks
+	}
+	page, err := reg.Search(ctx, Query{Text: task, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	var out []Candidate
+	for _, p := range page.Items {
+		if len(out) == limit {
+			break
+		}
+		d, err := ParseDigest(p.Hex)
+		if err != nil {
+			continue
+		}
+		doc, err := reg.Fetch(ctx, d)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, Candidate{Digest: d, Document: doc, Title: p.Title, Description: p.Description, Tags: p.Tags})
+	}
+	return out, nil
+}

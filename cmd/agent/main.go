@@ -2,6 +2,7 @@
 //
 //	agent serve     --addr HOST:PORT --config FILE   receive transactions
 //	agent send      --to URL --protocol FILE|HASH --body TEXT
+//	agent send      --to URL --task TEXT --negotiate --body TEXT  negotiate a protocol first
 //	agent wellknown URL                              show what a target supports
 //	agent version                                    print the build version
 package main
@@ -16,6 +17,7 @@ import (
 const usage = `usage:
   agent serve [--addr HOST:PORT] [--config FILE] [flags]   run a receiving agent
   agent send --to URL [--protocol FILE|HASH]... --body TEXT [flags]
+  agent send --to URL --task TEXT [--input-schema FILE --output-schema FILE] --negotiate --body TEXT
   agent wellknown URL                                      show what an agent supports
   agent healthcheck [--addr HOST:PORT]                     exit 0 if the local agent answers /healthz
   agent version                                            print the build version (also --version)

@@ -29,6 +29,13 @@ func send(args []string) error {
 	conversation := fs.String("conversation", "", "continue this conversation instead of starting a transaction")
 	end := fs.String("end", "", "end this conversation")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	negotiateFlag := fs.Bool("negotiate", false, "when no protocol fits, negotiate one with the target's LLM (needs an LLM: --llm-base-url or AGENT_LLM_BASE_URL), publish it, then send")
+	inputSchema := fs.String("input-schema", "", "JSON Schema file of the task's input, for the LLM")
+	outputSchema := fs.String("output-schema", "", "JSON Schema file of the task's output, for the LLM")
+	llmBaseURL := fs.String("llm-base-url", "", "OpenAI-compatible endpoint for --negotiate and the suitability check (env AGENT_LLM_BASE_URL)")
+	llmModel := fs.String("llm-model", "", "model name (env AGENT_LLM_MODEL)")
+	maxRounds := fs.Int("max-rounds", agora.DefaultNegotiationRounds, "messages the LLM may write in a negotiation")
+	maxChecks := fs.Int("max-checks", agora.DefaultMaxSuitabilityChecks, "candidates the LLM judges before negotiating")
 	hashSpelling := fs.String("hash-spelling", "", "write protocolHash as hex or base64 (default: as the target lists its hashes, else base64, the SDK's)")
 	var protocols, registries listFlag
 	fs.Var(&protocols, "protocol", "a protocol we implement: a document file or a hash, repeatable, in order of preference")
@@ -77,11 +84,30 @@ func send(args []string) error {
 		fmt.Fprintln(os.Stderr, "note:", wkErr, "- choosing without it")
 	}
 	choice, err := agora.ChooseProtocol(wk, candidates, *task)
+	var sources []string
+	if llm := senderLLM(*llmBaseURL, *llmModel); llm != nil && (err != nil || choice.Criterion == 0) {
+		ts, terr := taskSchema(*task, *inputSchema, *outputSchema)
+		if terr != nil {
+			return terr
+		}
+		if choice, err = chooseByLLM(ctx, llm, wk, candidates, regs, ts, *maxChecks); err != nil && *negotiateFlag {
+			var multi bool
+			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, *maxRounds); err != nil {
+				return err
+			}
+			choice.Reason, tx.Multiround = "negotiated with the target", tx.Multiround || multi
+		}
+	} else if *negotiateFlag && (err != nil || choice.Criterion == 0) {
+		return errors.New("--negotiate needs an LLM: give --llm-base-url or set AGENT_LLM_BASE_URL")
+	}
 	switch {
 	case err == nil:
 		hash := agora.WireHash(wk, choice.Candidate.Digest, spelling)
 		tx.ProtocolHash = &hash
-		tx.ProtocolSources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		if sources == nil {
+			sources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		}
+		tx.ProtocolSources = sources
 		fmt.Fprintf(os.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
 	case *natural:
 		fmt.Fprintln(os.Stderr, "no protocol chosen: sending natural language")

@@ -42,6 +42,9 @@ type Config struct {
 	LLM           LLMConfig          `yaml:"llm"`
 	Protocols     []ProtocolConfig   `yaml:"protocols"`
 	Unsupported   []string           `yaml:"unsupported"` // explicitly unsupported hashes: rejected without any fetch
+	// Negotiated is what becomes of a protocol negotiated here once it is
+	// used: "list" (default) answers it with the LLM and lists it, "ignore" does not.
+	Negotiated string `yaml:"negotiated"`
 	LogLevel      string             `yaml:"logLevel"`
 	baseDir       string             // directory of the config file, for relative paths
 }

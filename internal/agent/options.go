@@ -29,9 +29,10 @@ func Describe() []Option {
 		{Command: "serve", Flag: "allow", Env: "AGENT_ALLOW", YAML: "allow", Type: "list of hosts, host:port, IPs or CIDRs", Default: "", Usage: "destinations the fetcher may reach despite the SSRF guard (the flag adds to the file's list)"},
 		{Command: "serve", Env: "AGENT_NAME", YAML: "name", Type: "string", Default: DefaultName, Usage: "agent name shown in /.wellknown _meta"},
 		{Command: "serve", Env: "AGENT_MAX_REQUEST_BYTES", YAML: "limits.maxRequestBytes", Type: "positive integer (bytes)", Default: fmt.Sprint(DefaultMaxRequestBytes), Usage: "largest transaction body accepted; unset, it is 3 × limits.maxDocumentBytes + 64 KiB, so a document at the limit fits in the SDK's percent-encoded data: URI"},
-		{Command: "serve", Env: "AGENT_LLM_BASE_URL", YAML: "llm.baseURL", Type: "URL", Default: "", Usage: "OpenAI-compatible endpoint for natural-language requests; empty answers them with failure"},
-		{Command: "serve", Env: "AGENT_LLM_MODEL", YAML: "llm.model", Type: "string", Default: "", Usage: "model name sent to the LLM endpoint"},
-		{Command: "serve", Env: DefaultLLMKeyEnv, Type: "secret string", Default: "", Usage: "API key for the LLM endpoint (the variable's name can be changed with llm.apiKeyEnv)"},
-		{Command: "send", Env: "AGENT_REGISTRY_TOKEN", Type: "secret string", Default: "", Usage: "bearer token used by `agent send --publish` to publish a missing document"},
+		{Command: "", Env: "AGENT_LLM_BASE_URL", YAML: "llm.baseURL", Type: "URL", Default: "", Usage: "OpenAI-compatible endpoint (serve: natural-language requests, negotiation, protocols without a routine; empty answers them with failure. send: --negotiate and the suitability check)"},
+		{Command: "", Env: "AGENT_LLM_MODEL", YAML: "llm.model", Type: "string", Default: "", Usage: "model name sent to the LLM endpoint"},
+		{Command: "", Env: DefaultLLMKeyEnv, Type: "secret string", Default: "", Usage: "API key for the LLM endpoint (the variable's name can be changed with llm.apiKeyEnv)"},
+		{Command: "serve", YAML: "negotiated", Type: "list|ignore", Default: "list", Usage: "what becomes of a protocol negotiated with this agent once the sender uses it: list (answer it with the LLM, cache its document, list it in the well-known documents) or ignore"},
+		{Command: "send", Env: "AGENT_REGISTRY_TOKEN", Type: "secret string", Default: "", Usage: "bearer token used by `agent send --publish` and `--negotiate` to publish a document"},
 	}
 }
