@@ -3,6 +3,7 @@ package agora
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -69,18 +70,15 @@ type Assessment struct {
 	Suitability Suitability
 }
 
-// ChooseWithLLM is ChooseProtocol with the spec's fourth criterion: when no
-// candidate is listed by the target, implemented or fits by metadata, the
-// model judges the candidates that have a document, in order, at most
-// maxChecks of them (0 means DefaultMaxSuitabilityChecks), and the first
-// judged adequate wins, else the first judged probably adequate. It
-// returns ErrNoProtocol, with the verdicts, when none is; the caller may
-// then negotiate.
-func ChooseWithLLM(ctx context.Context, llm Completer, wk WellKnownInfo, candidates []Candidate, task TaskSchema, maxChecks int) (Choice, []Assessment, error) {
-	choice, err := ChooseProtocol(wk, candidates, task.Description)
-	if err != nil || choice.Criterion > 0 {
-		return choice, nil, err
-	}
+// JudgeCandidates applies the spec's fourth criterion, for when
+// ChooseProtocol finds no candidate listed by the target, implemented or
+// fitting by metadata: the model judges the candidates that have a
+// document, in order, at most maxChecks of them (0 means
+// DefaultMaxSuitabilityChecks); the first judged adequate wins, else the
+// first judged probably adequate. Hashes the target marks unsupported are
+// skipped. It returns ErrNoProtocol, with the verdicts, when none is
+// suitable; the caller may then negotiate.
+func JudgeCandidates(ctx context.Context, llm Completer, wk WellKnownInfo, candidates []Candidate, task TaskSchema, maxChecks int) (Choice, []Assessment, error) {
 	if maxChecks <= 0 {
 		maxChecks = DefaultMaxSuitabilityChecks
 	}
@@ -139,4 +137,34 @@ func RegistryCandidates(ctx context.Context, reg *Registry, task string, limit i
 		out = append(out, Candidate{Digest: d, Document: doc, Title: p.Title, Description: p.Description, Tags: p.Tags})
 	}
 	return out, nil
+}
+
+// ListedCandidates obtains, through r (verified, not cached), the documents
+// of up to limit protocols the target lists, in hex order, for
+// JudgeCandidates; those that cannot be obtained are skipped.
+func ListedCandidates(ctx context.Context, r *Resolver, wk WellKnownInfo, limit int) []Candidate {
+	if limit <= 0 {
+		limit = DefaultMaxSuitabilityChecks
+	}
+	hashes := make([]Digest, 0, len(wk.Supported))
+	for d := range wk.Supported {
+		hashes = append(hashes, d)
+	}
+	sort.Slice(hashes, func(i, j int) bool { return hashes[i].Hex() < hashes[j].Hex() })
+	var out []Candidate
+	for _, d := range hashes {
+		if len(out) == limit {
+			break
+		}
+		doc, err := r.ResolveTransient(ctx, d, wk.Supported[d])
+		if err != nil {
+			continue
+		}
+		c := Candidate{Digest: d, Document: doc.Document}
+		if m, err := ParseProtocolMeta(doc.Document); err == nil {
+			c.Title, c.Description = m.Name, m.Description
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -36,8 +36,8 @@ func suitabilityCandidates(t *testing.T) []Candidate {
 
 // The fourth criterion asks the model about candidates in order, at most
 // maxChecks, and takes the first adequate one, else the first probably
-// adequate; criteria 1 to 3 never ask.
-func TestChooseWithLLM(t *testing.T) {
+// adequate.
+func TestJudgeCandidates(t *testing.T) {
 	verdicts := map[string]string{"alpha": "PROBABLY_ADEQUATE", "beta": "INADEQUATE", "gamma": "ADEQUATE"}
 	llm := newScriptedLLM(t, func(msgs []Message) string {
 		for name, v := range verdicts {
@@ -48,26 +48,25 @@ func TestChooseWithLLM(t *testing.T) {
 		return "?"
 	})
 	ctx, wk, cs := context.Background(), newWellKnownInfo(), suitabilityCandidates(t)
-	choice, got, err := ChooseWithLLM(ctx, llm.llm(), wk, cs, weatherTask(), 0)
+	choice, got, err := JudgeCandidates(ctx, llm.llm(), wk, cs, weatherTask(), 0)
 	if err != nil || choice.Candidate.Title != "gamma" || choice.Criterion != 4 || len(got) != 3 {
 		t.Fatalf("got %+v %v %v", choice, got, err)
 	}
 	if !strings.HasPrefix(llm.Calls()[0][0].Content, "You are ProtocolCheckerGPT.") {
 		t.Fatal("not the checker prompt")
 	}
-	choice, got, err = ChooseWithLLM(ctx, llm.llm(), wk, cs, weatherTask(), 2)
+	choice, got, err = JudgeCandidates(ctx, llm.llm(), wk, cs, weatherTask(), 2)
 	if err != nil || choice.Candidate.Title != "alpha" || len(got) != 2 || len(llm.Calls()) != 5 {
 		t.Fatalf("bounded to 2: %+v %v %v, %d calls", choice, got, err, len(llm.Calls()))
 	}
 	verdicts["alpha"] = "NO"
-	if _, _, err = ChooseWithLLM(ctx, llm.llm(), wk, cs, weatherTask(), 2); !errors.Is(err, ErrNoProtocol) {
+	if _, _, err = JudgeCandidates(ctx, llm.llm(), wk, cs, weatherTask(), 2); !errors.Is(err, ErrNoProtocol) {
 		t.Fatalf("none adequate: %v", err)
 	}
-	// A candidate we implement is chosen by criterion 2, without the model.
+	// A hash the target refuses is never asked about.
 	before := len(llm.Calls())
-	cs[1].Implemented = true
-	choice, _, err = ChooseWithLLM(ctx, llm.llm(), wk, cs, weatherTask(), 0)
-	if err != nil || choice.Candidate.Title != "beta" || choice.Criterion != 2 || len(llm.Calls()) != before {
-		t.Fatalf("criterion 2: %+v %v", choice, err)
+	wk.Unsupported[cs[0].Digest] = true
+	if _, got, _ = JudgeCandidates(ctx, llm.llm(), wk, cs[:1], weatherTask(), 0); len(got) != 0 || len(llm.Calls()) != before {
+		t.Fatalf("asked about an unsupported hash: %v", got)
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 
 	"github.com/agora-registry/registry/agora"
 )
@@ -47,22 +50,40 @@ func taskSchema(description, inputFile, outputFile string) (agora.TaskSchema, er
 	return ts, nil
 }
 
-// chooseByLLM applies the fourth criterion to our candidates and the
-// first registry's documents matching the task.
+// chooseByLLM applies the fourth criterion to the protocols the target
+// lists, ours, and the first registry's documents matching the task.
 func chooseByLLM(ctx context.Context, llm agora.Completer, wk agora.WellKnownInfo, candidates []agora.Candidate,
-	regs []*agora.Registry, ts agora.TaskSchema, maxChecks int) (agora.Choice, error) {
+	registries []string, regs []*agora.Registry, ts agora.TaskSchema, maxChecks int) (agora.Choice, error) {
+	var pool []agora.Candidate
+	if r, err := senderResolver(registries); err == nil {
+		pool = agora.ListedCandidates(ctx, r, wk, maxChecks)
+	} else {
+		fmt.Fprintln(os.Stderr, "note: the target's protocols are not judged:", err)
+	}
+	pool = append(pool, candidates...)
 	if len(regs) > 0 && ts.Description != "" {
 		found, err := agora.RegistryCandidates(ctx, regs[0], ts.Description, maxChecks)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "note: searching the registry:", err)
 		}
-		candidates = append(candidates, found...)
+		pool = append(pool, found...)
 	}
-	choice, verdicts, err := agora.ChooseWithLLM(ctx, llm, wk, candidates, ts, maxChecks)
+	choice, verdicts, err := agora.JudgeCandidates(ctx, llm, wk, pool, ts, maxChecks)
 	for _, v := range verdicts {
 		fmt.Fprintf(os.Stderr, "LLM: protocol %s is %s\n", v.Digest.Hex(), v.Suitability)
 	}
 	return choice, err
+}
+
+// senderResolver fetches and verifies the target's documents through the
+// SSRF guard (the sender's registries opened); it caches nothing.
+func senderResolver(registries []string) (*agora.Resolver, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return agora.NewResolver(agora.ResolverOptions{CacheDir: filepath.Join(dir, "agora-agent-send"), Registries: registries,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // negotiate agrees on a protocol with the target, publishes it and returns

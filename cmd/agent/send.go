@@ -90,7 +90,7 @@ func send(args []string) error {
 		if terr != nil {
 			return terr
 		}
-		if choice, err = chooseByLLM(ctx, llm, wk, candidates, regs, ts, *maxChecks); err != nil && *negotiateFlag {
+		if choice, err = chooseByLLM(ctx, llm, wk, candidates, registries, regs, ts, *maxChecks); err != nil && *negotiateFlag {
 			var multi bool
 			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, *maxRounds); err != nil {
 				return err
