@@ -1,6 +1,7 @@
-// Package resolve turns a protocol hash and the sender's sources into a
+// The resolver turns a protocol hash and the sender's sources into a
 // verified document: local disk cache first, then each source in turn, then
 // the configured registries.
+
 package agora
 
 import (

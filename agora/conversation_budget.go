@@ -20,7 +20,7 @@ func (s *conversations) admitLocked(c *conversation) error {
 		return ErrClientConvQuota.With(fmt.Sprintf("your address has %d open conversations, the most one client may have; end one (DELETE /conversations/{id}) or wait %s for one to expire",
 			s.limits.PerClient, s.limits.IdleExpiry))
 	}
-	doc := len(c.request.Document)
+	doc := c.fixedBytes()
 	if s.bytes+doc > s.limits.MaxTotalBytes {
 		return ErrConvMemoryFull
 	}
@@ -54,7 +54,7 @@ func (s *conversations) record(c *conversation, body, answer string) (dropped in
 		return 0 // ended or expired while the turn ran: nothing to keep
 	}
 	h := append(c.request.History, Turn{Request: body, Answer: answer})
-	doc := len(c.request.Document)
+	doc := c.fixedBytes()
 	room := min(s.limits.MaxHistoryBytes, s.limits.MaxTotalBytes-(s.bytes-c.bytes)-doc)
 	kept, size := 0, 0
 	for i := len(h) - 1; i >= 0 && kept < s.limits.MaxTurns; i-- {
@@ -75,6 +75,10 @@ func (s *conversations) record(c *conversation, body, answer string) (dropped in
 	c.bytes = doc + size
 	return dropped
 }
+
+// fixedBytes is what a conversation holds whatever its history: the
+// protocol document, or the agent's description for a negotiation.
+func (c *conversation) fixedBytes() int { return len(c.request.Document) + len(c.request.Agent) }
 
 func turnBytes(t Turn) int { return len(t.Request) + len(t.Answer) }
 

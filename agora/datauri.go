@@ -1,4 +1,4 @@
-// Package datauri decodes the data: URIs Agora senders put in
+// This file decodes the data: URIs Agora senders put in
 // protocolSources to ship a protocol document inline:
 //
 //	data:text/plain;charset=utf-8,<percent-encoded text>
@@ -6,6 +6,7 @@
 //
 // Percent-decoding uses path unescaping, so '+' stays '+' (the SDK and the
 // test vectors encode a space as %20, never as '+').
+
 package agora
 
 import (

@@ -16,6 +16,11 @@
 // (Send, Continue, End). Registry is a client of an Agora registry:
 // publish, get, search and resolve.
 //
+// Negotiation follows the Python SDK: a Handler with an LLM answers
+// "negotiation" conversations and adopts the protocol agreed there; a
+// Negotiator agrees on one with a target, and JudgeCandidates is the
+// spec's fourth criterion (an LLM judges candidates first).
+//
 // Transactions and answers are read in every dialect in use (the seed
 // spec, spec v0.2, the Python SDK 0.2.0) and written in the one they all
 // read. Digest reads both spellings of a hash (hex and Base64).

@@ -1,8 +1,9 @@
-// Package safehttp fetches URLs chosen by strangers. Every connection is
+// The guarded fetcher fetches URLs chosen by strangers. Every connection is
 // checked at dial time, after DNS resolution and on every redirect, against
 // the IANA special-purpose address registries (loopback, private, link-local,
 // CGNAT, cloud metadata, ...) by code.dny.dev/ssrf; an operator allow-list of
 // hosts and CIDR prefixes opens it for private deployments and tests.
+
 package agora
 
 import (

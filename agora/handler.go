@@ -25,10 +25,14 @@ type Handler struct {
 	routines    map[Digest]Routine
 	advertised  map[Digest][]string // hash -> sources, for the well-known documents
 	unsupported map[Digest]bool
+	meta        map[Digest]ProtocolMeta // front matter of the documents held, for the negotiation prompt
+	adopted     int                     // negotiated protocols adopted so far
+	negotiators *negotiators
 }
 
-// NewHandler builds a receiver. It fails only when Options.Resolver is nil
-// and the default resolver cannot open its cache directory.
+// NewHandler builds a receiver. It fails when Options.Negotiated is not a
+// known policy, or when Options.Resolver is nil and the default resolver
+// cannot open its cache directory.
 func NewHandler(o Options) (*Handler, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -36,6 +40,16 @@ func NewHandler(o Options) (*Handler, error) {
 	o.Limits = o.Limits.withDefaults()
 	o.Conversations = o.Conversations.withDefaults()
 	o.Registries = trimSlashes(o.Registries)
+	switch o.Negotiated {
+	case "":
+		o.Negotiated = NegotiatedList
+	case NegotiatedList, NegotiatedIgnore:
+	default:
+		return nil, fmt.Errorf("negotiated policy %q is neither %q nor %q", o.Negotiated, NegotiatedList, NegotiatedIgnore)
+	}
+	if o.MaxNegotiated <= 0 {
+		o.MaxNegotiated = DefaultMaxNegotiated
+	}
 	if o.Resolver == nil {
 		r, err := NewResolver(ResolverOptions{Log: o.Log})
 		if err != nil {
@@ -50,6 +64,8 @@ func NewHandler(o Options) (*Handler, error) {
 		routines:    map[Digest]Routine{},
 		advertised:  map[Digest][]string{},
 		unsupported: map[Digest]bool{},
+		meta:        map[Digest]ProtocolMeta{},
+		negotiators: newNegotiators(o.Conversations.Max, o.Conversations.IdleExpiry),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /{$}", h.limitClients(h.handleTransaction))
@@ -94,6 +110,7 @@ func (h *Handler) HandleDocument(doc []byte, r Routine, sources ...string) (Dige
 		sources = []string{DataURI(doc)}
 	}
 	h.Handle(d, r, sources...)
+	h.noteDocument(d, doc)
 	return d, nil
 }
 

@@ -12,7 +12,7 @@ import (
 func TestLLM(t *testing.T) {
 	var got struct {
 		Model    string
-		Messages []chatMessage
+		Messages []Message
 	}
 	var auth string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

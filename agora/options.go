@@ -39,7 +39,13 @@ type Options struct {
 	Resolver *Resolver
 	// LLM answers natural-language requests, negotiations, and protocols no
 	// routine is registered for (reading the document); nil means none.
-	LLM           Routine
+	LLM Routine
+	// Negotiated says what becomes of protocols negotiated here once they
+	// are used: "" or NegotiatedList lists them, NegotiatedIgnore does not.
+	Negotiated NegotiatedPolicy
+	// MaxNegotiated bounds the negotiated protocols adopted; 0 means
+	// DefaultMaxNegotiated.
+	MaxNegotiated int
 	Limits        Limits
 	Conversations ConversationLimits
 	Log           *slog.Logger // nil means slog.Default()

@@ -142,6 +142,7 @@ func (a *Handler) prepare(ctx context.Context, t Transaction) (Request, Routine,
 		if a.llm == nil {
 			return refuse(failure(ErrNoLLM.With("no LLM configured: this agent cannot negotiate protocols; use a protocol listed at /.wellknown")))
 		}
+		req.Agent = a.agentDescription()
 		return req, a.llm, nil
 	}
 	registered, refused := a.routineFor(t.Hash)
@@ -150,11 +151,16 @@ func (a *Handler) prepare(ctx context.Context, t Transaction) (Request, Routine,
 	}
 	var rt Routine
 	resolve := a.resolver.Resolve
+	negotiated := false
 	if registered != nil {
 		rt = registered
 	} else if a.llm != nil {
-		// Anyone can mint new hashes: their documents are not cached.
+		// Anyone can mint new hashes: their documents are not cached,
+		// unless the sender just negotiated here (negotiated.go).
 		rt, resolve = a.llm, a.resolver.ResolveTransient
+		if negotiated = a.adoptsNegotiated(clientOf(ctx)); negotiated {
+			resolve = a.resolver.Resolve
+		}
 	} else {
 		return refuse(rejected(ErrUnsupported.With(fmt.Sprintf("protocol %s is not supported by this agent and no LLM is configured to read it", t.Hash.Hex()))))
 	}
@@ -163,6 +169,9 @@ func (a *Handler) prepare(ctx context.Context, t Transaction) (Request, Routine,
 		return refuse(rejected(err))
 	}
 	a.log.Debug("protocol resolved", "hash", t.Hash.Hex(), "origin", doc.Origin)
+	if negotiated {
+		a.adopt(clientOf(ctx), t.Hash, doc, t.Sources)
+	}
 	req.Document = doc.Document
 	return req, rt, nil
 }
@@ -174,6 +183,9 @@ func (a *Handler) turn(ctx context.Context, conv *conversation, body string) Ans
 	req := conv.request
 	req.Body = body
 	ans := a.run(ctx, conv.routine, req)
+	if ans.Status == StatusSuccess && conv.protocol.negotiation {
+		a.negotiators.record(conv.client, a.convs.now())
+	}
 	if ans.Status == StatusSuccess {
 		if dropped := a.convs.record(conv, body, ans.Body); dropped > 0 {
 			a.log.Debug("conversation history trimmed to its budget", "conversation", conv.ID, "turns_dropped", dropped)

@@ -1,9 +1,10 @@
-// Package client is the one Go client of the registry's HTTP API, used by
+// Registry is the one Go client of the registry's HTTP API, used by
 // the CLI, the agent's resolver and the pull-through mirror. The caller
 // supplies the *http.Client (the agent and mirror their guarded ones), so
 // timeouts, redirects and address policy stay the caller's choice; every
 // answer is read through a size cap and documents are verified against
 // their hash before they are returned.
+
 package agora
 
 import (
@@ -33,7 +34,7 @@ var (
 	ErrRegistryURL         = newError(KindInvalid, "bad_registry_url", "the registry URL is not an http(s) base URL without query or fragment")
 )
 
-// Client talks to one registry.
+// Registry is a client of one registry.
 type Registry struct {
 	base   string // without trailing slash; may hold credentials
 	origin string // base without credentials, safe to log and record
@@ -48,8 +49,8 @@ type Registry struct {
 	UserAgent string
 }
 
-// New checks base (an http(s) URL without query or fragment) and returns a
-// client sending its requests through hc.
+// NewRegistry checks base (an http(s) URL without query or fragment) and
+// returns a client sending its requests through hc.
 func NewRegistry(base string, hc *http.Client) (*Registry, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {

@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// Error is a registry's answer other than 2xx: the HTTP status and, when the
+// RegistryError is a registry's answer other than 2xx: the HTTP status and, when the
 // body was a problem document, its machine code and detail. It unwraps to
-// an *Error of the matching kind, so apperr.KindOf and errors.Is
+// an *Error of the matching kind, so errors.Is and errors.As
 // with the API's sentinels work on it.
 type RegistryError struct {
 	Status  int
@@ -19,6 +19,7 @@ type RegistryError struct {
 	Message string // the problem's "detail", or the status text
 }
 
+// Error is the message with the problem code and status.
 func (e *RegistryError) Error() string {
 	if e.Code != "" {
 		return fmt.Sprintf("%s (%s, HTTP %d)", e.Message, e.Code, e.Status)

@@ -12,6 +12,10 @@ type Request struct {
 	Document []byte
 	// Negotiation marks a protocol negotiation ("protocolHash": "negotiation").
 	Negotiation bool
+	// Agent describes the receiving agent for a negotiation: its name,
+	// description, kinds and the protocols it answers (the SDK's
+	// additional_info).
+	Agent string
 	// Body is the sender's body, as text (a JSON object body is its JSON).
 	Body string
 	// History holds the earlier turns of a multi-round conversation.

@@ -46,6 +46,10 @@ type Candidate struct {
 type Choice struct {
 	Candidate Candidate
 	Reason    string
+	// Criterion is the spec's criterion that chose it: 1 listed by the
+	// target, 2 implemented, 3 metadata fits the task, 4 an LLM judged it
+	// suitable (ChooseWithLLM); 0 when none did and it is merely first.
+	Criterion int
 }
 
 // ErrNoProtocol means no candidate is usable with the target.
@@ -89,18 +93,18 @@ func ChooseProtocol(wk WellKnownInfo, candidates []Candidate, task string) (Choi
 		return a.score > b.score
 	})
 	best := rs[0]
-	reason := "first candidate"
+	reason, criterion := "first candidate", 0
 	switch {
 	case best.listed == 1:
-		reason = "listed by the target"
+		reason, criterion = "listed by the target", 1
 	case best.impl == 1 && best.score > 0:
-		reason = "we implement it and its metadata fits the task"
+		reason, criterion = "we implement it and its metadata fits the task", 2
 	case best.impl == 1:
-		reason = "we implement it"
+		reason, criterion = "we implement it", 2
 	case best.score > 0:
-		reason = "its metadata fits the task"
+		reason, criterion = "its metadata fits the task", 3
 	}
-	return Choice{Candidate: best.c, Reason: reason}, nil
+	return Choice{Candidate: best.c, Reason: reason, Criterion: criterion}, nil
 }
 
 func metadataScore(m Candidate, task string) int {

@@ -2,6 +2,7 @@
 //
 //	agent serve     --addr HOST:PORT --config FILE   receive transactions
 //	agent send      --to URL --protocol FILE|HASH --body TEXT
+//	agent send      --to URL --task TEXT --negotiate --body TEXT  negotiate a protocol first
 //	agent wellknown URL                              show what a target supports
 //	agent version                                    print the build version
 //

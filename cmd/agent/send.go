@@ -65,11 +65,30 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 		fmt.Fprintln(std.Stderr, "note:", wkErr, "- choosing without it")
 	}
 	choice, err := agora.ChooseProtocol(wk, candidates, *task)
+	var sources []string
+	if llm := senderLLM(cfg.LLMBaseURL, cfg.LLMModel, std.Getenv(agent.DefaultLLMKeyEnv)); llm != nil && (err != nil || choice.Criterion == 0) {
+		ts, terr := taskSchema(*task, cfg.InputSchema, cfg.OutputSchema)
+		if terr != nil {
+			return terr
+		}
+		if choice, err = chooseByLLM(ctx, llm, wk, candidates, registries, regs, ts, cfg.MaxChecks); err != nil && cfg.Negotiate {
+			var multi bool
+			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, cfg.MaxRounds); err != nil {
+				return err
+			}
+			choice.Reason, tx.Multiround = "negotiated with the target", tx.Multiround || multi
+		}
+	} else if cfg.Negotiate && (err != nil || choice.Criterion == 0) {
+		return errors.New("--negotiate needs an LLM: give --llm-base-url or set AGENT_LLM_BASE_URL")
+	}
 	switch {
 	case err == nil:
 		hash := agora.WireHash(wk, choice.Candidate.Digest, spelling)
 		tx.ProtocolHash = &hash
-		tx.ProtocolSources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		if sources == nil {
+			sources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
+		}
+		tx.ProtocolSources = sources
 		fmt.Fprintf(std.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
 	case *natural:
 		fmt.Fprintln(std.Stderr, "no protocol chosen: sending natural language")

@@ -64,6 +64,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 			PerClientInFlight: cfg.Limits.PerClientInFlight,
 		},
 		Conversations: agora.ConversationLimits(cfg.Conversations),
+		Negotiated:    agora.NegotiatedPolicy(cfg.Negotiated),
 	}
 	if cfg.LLM.BaseURL != "" {
 		a.llm = &routine.LLM{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: os.Getenv(cfg.LLM.APIKeyEnv), Timeout: cfg.LLM.Timeout}

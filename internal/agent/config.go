@@ -39,6 +39,10 @@ type Config struct {
 	Unsupported   []string           `yaml:"unsupported"` // explicitly unsupported hashes: rejected without any fetch
 	LogLevel      string             `yaml:"logLevel"`
 	baseDir       string             // directory of the config file, for relative paths
+
+	// Negotiated is what becomes of a protocol negotiated here once it is
+	// used: "list" (default) answers it with the LLM and lists it, "ignore" does not.
+	Negotiated string `yaml:"negotiated"`
 }
 
 // Limits bound everything the agent does on behalf of a stranger.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/config"
 )
 
@@ -45,6 +46,7 @@ func (c *Config) Options(file *string) []config.Option {
 		{Key: "llm.apiKeyEnv", Default: DefaultLLMKeyEnv, Usage: "the variable holding the LLM endpoint's API key (" + DefaultLLMKeyEnv + " unless changed here)", Value: config.Text(&c.LLM.APIKeyEnv)},
 		{Key: "llm.timeout", Default: "0s", Usage: "one call of the LLM endpoint; 0 means 60s", Value: config.Duration(&c.LLM.Timeout)},
 		{Key: "protocols", Usage: "the protocols this agent implements, each with its routine (hash or document, sources, routine: builtin, exec, http or llm); see docs/agent.md", Value: config.Section(&c.Protocols)},
+		{Key: "negotiated", Default: "list", Usage: "what becomes of a protocol negotiated with this agent once the sender uses it: list (answer it with the LLM, cache its document, list it in the well-known documents) or ignore", Value: config.Choice(&c.Negotiated, "list", "ignore")},
 		{Key: "unsupported", Usage: "hashes refused without any fetch, listed in /.wellknown as unsupported", Value: config.List(&c.Unsupported)},
 	}
 }
@@ -61,6 +63,11 @@ type SendConfig struct {
 	Timeout                  time.Duration
 	HashSpelling             string
 	Protocols, Registries    []string
+	// Negotiation (--negotiate) and the LLM suitability check.
+	Negotiate                 bool
+	InputSchema, OutputSchema string
+	LLMBaseURL, LLMModel      string
+	MaxRounds, MaxChecks      int
 }
 
 // Options lists the options of `agent send`.
@@ -79,6 +86,13 @@ func (s *SendConfig) Options() []config.Option {
 		{Flag: "end", Usage: "end this conversation", Value: config.Text(&s.End)},
 		{Flag: "timeout", Default: "2m", Usage: "give up after this long", Value: config.Duration(&s.Timeout)},
 		{Flag: "hash-spelling", Usage: "write protocolHash as hex or base64; empty means as the target lists its hashes, else base64 (the SDK's)", Value: config.Choice(&s.HashSpelling, "", "hex", "base64")},
+		{Flag: "negotiate", Default: "false", Usage: "when no protocol fits, negotiate one with the target's LLM (needs an LLM: --llm-base-url), publish it, then send", Value: config.Bool(&s.Negotiate)},
+		{Flag: "input-schema", Usage: "JSON Schema file of the task's input, for the LLM", Value: config.Text(&s.InputSchema)},
+		{Flag: "output-schema", Usage: "JSON Schema file of the task's output, for the LLM", Value: config.Text(&s.OutputSchema)},
+		{Flag: "llm-base-url", Env: "AGENT_LLM_BASE_URL", Usage: "OpenAI-compatible endpoint for --negotiate and the suitability check", Value: config.URL(&s.LLMBaseURL, true, "http", "https")},
+		{Flag: "llm-model", Env: "AGENT_LLM_MODEL", Usage: "model name sent to the LLM endpoint", Value: config.Text(&s.LLMModel)},
+		{Flag: "max-rounds", Default: fmt.Sprint(agora.DefaultNegotiationRounds), Usage: "messages the LLM may write in a negotiation", Value: config.Count(&s.MaxRounds, 1, 100)},
+		{Flag: "max-checks", Default: fmt.Sprint(agora.DefaultMaxSuitabilityChecks), Usage: "candidates the LLM judges before negotiating", Value: config.Count(&s.MaxChecks, 0, 50)},
 	}
 }
 
