@@ -297,6 +297,8 @@ type Tokens interface {
 type Store interface {
 	Documents
 	Tokens
+	Agents
+	Adoption
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").
