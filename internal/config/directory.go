@@ -1,0 +1,29 @@
+package config
+
+import "time"
+
+// Directory configures the agent directory's crawler and the adoption
+// counters of `registry serve`.
+type Directory struct {
+	AgentCrawlInterval    time.Duration
+	AgentCrawlConcurrency int
+	AgentMaxFailures      int
+	AgentCrawlTimeout     time.Duration
+	AgentWellKnownBytes   int
+	AdoptionFlush         time.Duration
+	// MCP serves /mcp (read-only tools for LLM clients).
+	MCP bool
+}
+
+// Options lists the directory's options.
+func (d *Directory) Options() []Option {
+	return []Option{
+		{Flag: "agent-crawl-interval", Env: "REGISTRY_AGENT_CRAWL_INTERVAL", Default: "1h", Usage: "time between crawls of one registered agent's well-known list (each spread by ±10%)", value: durationValue{&d.AgentCrawlInterval}},
+		{Flag: "agent-crawl-concurrency", Env: "REGISTRY_AGENT_CRAWL_CONCURRENCY", Default: "4", Usage: "agent crawls at once, registrations included (a registration waits for a free one)", value: intValue{&d.AgentCrawlConcurrency, 1, 256}},
+		{Flag: "agent-max-failures", Env: "REGISTRY_AGENT_MAX_FAILURES", Default: "5", Usage: "failed crawls in a row after which an agent is removed from the directory", value: intValue{&d.AgentMaxFailures, 1, 1000}},
+		{Flag: "agent-crawl-timeout", Env: "REGISTRY_AGENT_CRAWL_TIMEOUT", Default: "10s", Usage: "time one crawl of an agent may take: its three well-known paths and their redirects (at most 3)", value: durationValue{&d.AgentCrawlTimeout}},
+		{Flag: "agent-wellknown-bytes", Env: "REGISTRY_AGENT_WELLKNOWN_BYTES", Default: "1MiB", Usage: "largest well-known answer read from an agent", value: sizeValue{&d.AgentWellKnownBytes, 1 << 10, 16 << 20}},
+		{Flag: "adoption-flush", Env: "REGISTRY_ADOPTION_FLUSH", Default: "5s", Usage: "how often the in-memory counts of raw fetches and resolutions are written to the store (and on shutdown)", value: durationValue{&d.AdoptionFlush}},
+		{Flag: "mcp", Env: "REGISTRY_MCP", Default: "true", Usage: "serve the read-only MCP endpoint /mcp (streamable HTTP) for LLM clients", value: boolValue{&d.MCP}},
+	}
+}
