@@ -101,6 +101,9 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
+	if done, err := s.protocolSubresource(c); done {
+		return err
+	}
 	d, err := param.PathHash(c)
 	if err != nil {
 		return err
@@ -117,7 +120,11 @@ func (s *Server) getProtocol(c echo.Context) error {
 		return err
 	}
 	view.Versions = versionsView(versions)
-	return writeJSON(c, http.StatusOK, view)
+	views := []ProtocolView{view}
+	if err := s.addSignals(ctx, views); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, views[0])
 }
 
 // SearchResult is the JSON page of a browse or search.
@@ -138,6 +145,9 @@ func (s *Server) searchProtocols(c echo.Context) error {
 	out := SearchResult{Items: make([]ProtocolView, 0, len(page.Entries))}
 	for _, e := range page.Entries {
 		out.Items = append(out.Items, protocolView(s.svc, e))
+	}
+	if err := s.addSignals(c.Request().Context(), out.Items); err != nil {
+		return err
 	}
 	if page.NextCursor != "" {
 		out.NextCursor = &page.NextCursor

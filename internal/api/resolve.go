@@ -101,6 +101,7 @@ func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
 	item.Found, item.Title, item.Withdrawn = true, r.Title, r.Withdrawn
 	if !r.Withdrawn {
 		item.Sources = s.svc.Sources(r.Digest)
+		s.adoption.Resolved(r.Digest)
 	}
 	return item
 }

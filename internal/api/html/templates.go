@@ -13,7 +13,7 @@ import (
 
 // pageNames are the page templates; each is parsed together with
 // layout.html, which defines the frame every page shares.
-var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error"}
+var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "agents", "agent"}
 
 // maxRenderedPage caps the buffer of one rendered page; documents are at
 // most a few MiB, so anything beyond this is a bug, not a big page.
@@ -40,7 +40,7 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 	}
 	t := &templates{pages: map[string]*template.Template{}}
 	for _, name := range pageNames {
-		tpl, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", name+".html")
+		tpl, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", "partial-*.html", name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("html: parsing template %s: %w", name, err)
 		}
