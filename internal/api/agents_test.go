@@ -145,3 +145,15 @@ func TestAdoptionCountsShowInViews(t *testing.T) {
 		t.Fatalf("sort=popular with a query: %d %s", res.StatusCode, body)
 	}
 }
+
+// POST /api/v1/match takes TaskSchema.to_json() as the Python SDK writes it.
+func TestMatchTakesATaskSchema(t *testing.T) {
+	f := newDirectoryServer(t, true)
+	res, body := postJSON(t, f.url+"/api/v1/match", `{"description": "weather for a town", "input_schema": {"type": "object", "properties": {"town": {"type": "string"}}, "required": ["town"]}, "output_schema": {"type": "string", "description": "the weather"}}`)
+	if res.StatusCode != 200 || !strings.Contains(body, `"hex":"`+f.hex+`"`) || !strings.Contains(body, `"kind":"title","words":["weather"]`) {
+		t.Fatalf("match: %d %s", res.StatusCode, body)
+	}
+	if res, body := postJSON(t, f.url+"/api/v1/match", `{"task": "the"}`); res.StatusCode != 400 || !strings.Contains(body, "empty_match") {
+		t.Fatalf("an empty match: %d %s", res.StatusCode, body)
+	}
+}

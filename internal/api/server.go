@@ -211,6 +211,7 @@ func (s *Server) routes() {
 	v1.GET("/stats", s.stats)
 	v1.GET("/openapi.json", s.openAPI)
 	s.agentRoutes(v1)
+	v1.POST("/match", s.match, s.heavy.middleware)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
