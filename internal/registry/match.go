@@ -25,8 +25,8 @@ const (
 	maxMatchFields      = 32  // schema field names compared
 	maxSchemaNodes      = 500 // JSON-schema nodes walked, both schemas
 	maxSchemaDepth      = 16
-	matchPerWord        = 30      // candidates each searched word contributes
-	maxMatchCandidates  = 60      // documents read and scored
+	matchPerWord        = 30 // candidates each searched word contributes
+	maxMatchCandidates  = 60 // documents read and scored
 	matchBodyScanBytes  = 256 << 10
 	maxFieldNameRunes   = 64
 	adoptionPointsLimit = 5.0
