@@ -102,6 +102,9 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests", limitOpts...)),
 		api.WithPublishRateLimit(publishLimit),
 	}
+	if cfg.MCP {
+		opts = append(opts, api.WithMCP())
+	}
 	pages, err := htmlPages(svc, cfg, log, publishLimit, dir)
 	if err != nil {
 		return err

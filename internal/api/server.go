@@ -101,6 +101,7 @@ type Server struct {
 	// fetches and resolutions (nil: not counted).
 	directory *directory.Directory
 	adoption  *adoption.Counter
+	mcp       bool // serve /mcp (mcp.go)
 }
 
 // Option configures a Server.
@@ -212,6 +213,7 @@ func (s *Server) routes() {
 	v1.GET("/openapi.json", s.openAPI)
 	s.agentRoutes(v1)
 	v1.POST("/match", s.match, s.heavy.middleware)
+	s.mcpRoute()
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -27,3 +27,15 @@ func (d *Directory) Options() []Option {
 		{Flag: "mcp", Env: "REGISTRY_MCP", Default: "true", Usage: "serve the read-only MCP endpoint /mcp (streamable HTTP) for LLM clients", value: boolValue{&d.MCP}},
 	}
 }
+
+// MCP is the configuration of `registry mcp`.
+type MCP struct {
+	Registry string
+}
+
+// Options lists the options of `registry mcp`.
+func (m *MCP) Options() []Option {
+	return []Option{
+		{Flag: "registry", Env: "REGISTRY_MCP_REGISTRY", Default: "http://127.0.0.1:8080", Usage: "registry base URL the stdio MCP server (registry mcp) asks", value: urlValue{&m.Registry, []string{"http", "https"}, false}},
+	}
+}
