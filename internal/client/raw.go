@@ -28,4 +28,3 @@ func (c *Client) JSON(ctx context.Context, method, path string, body []byte) (js
 	}
 	return answer, nil
 }
-

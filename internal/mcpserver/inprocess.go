@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-
 )
 
 // remoteKey carries the MCP caller's address to the in-process requests.
