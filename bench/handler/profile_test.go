@@ -42,7 +42,7 @@ func handlerUnderTest(b *testing.B) (http.Handler, []string) {
 }
 
 // seededHandler also returns the documents by hex, for the baseline.
-func seededHandler(b *testing.B) (http.Handler, []string, map[string][]byte) {
+func seededHandler(b *testing.B, opts ...api.Option) (http.Handler, []string, map[string][]byte) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "registry.db"))
@@ -66,7 +66,7 @@ func seededHandler(b *testing.B) (http.Handler, []string, map[string][]byte) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc := registry.New(st, registry.Config{PublicURL: "http://bench", CacheBytes: 32 << 20, Logger: log})
-	srv := api.New(svc, api.Config{Logger: log}, api.WithAuthenticator(api.NewAuthenticator(svc, true)))
+	srv := api.New(svc, api.Config{Logger: log}, append([]api.Option{api.WithAuthenticator(api.NewAuthenticator(svc, true))}, opts...)...)
 	// Handler, not Echo: the hot raw path sits in front of the router.
 	return srv.Handler(), hexes, byHex
 }

@@ -8,8 +8,10 @@ import (
 	"net"
 
 	"github.com/agora-registry/registry/examples"
+	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -80,12 +82,30 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		limitOpts = append(limitOpts, api.ExemptLoopback())
 	}
 	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes", limitOpts...)
+	dir, err := directory.New(st, directory.Config{Interval: cfg.AgentCrawlInterval, Concurrency: cfg.AgentCrawlConcurrency,
+		MaxFailures: cfg.AgentMaxFailures, Timeout: cfg.AgentCrawlTimeout, MaxBytes: cfg.AgentWellKnownBytes,
+		Allow: cfg.OutboundAllow, Logger: log})
+	if err != nil {
+		return fmt.Errorf("agent directory: %w", err)
+	}
+	go dir.Run(ctx)
+	counter := adoption.New(st, log, nil)
+	// The counter outlives the server: its last flush runs after the last
+	// request has finished and before the store closes.
+	countCtx, stopCounting := context.WithCancel(context.Background())
+	counted := make(chan struct{})
+	go func() { counter.Run(countCtx, cfg.AdoptionFlush); close(counted) }()
+	defer func() { stopCounting(); <-counted }()
 	opts := []api.Option{
+		api.WithDirectory(dir), api.WithAdoption(counter),
 		api.WithAuthenticator(auth),
 		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests", limitOpts...)),
 		api.WithPublishRateLimit(publishLimit),
 	}
-	pages, err := htmlPages(svc, cfg, log, publishLimit)
+	if cfg.MCP {
+		opts = append(opts, api.WithMCP())
+	}
+	pages, err := htmlPages(svc, cfg, log, publishLimit, dir)
 	if err != nil {
 		return err
 	}

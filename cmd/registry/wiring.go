@@ -9,11 +9,12 @@ import (
 	"github.com/agora-registry/registry/internal/api/html"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
 // htmlPages builds the browser interface.
-func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publishLimit *api.RateLimiter) (api.Pages, error) {
+func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publishLimit *api.RateLimiter, dir *directory.Directory) (api.Pages, error) {
 	if cfg.CSRFSecret != "" && len(cfg.CSRFSecret) < 32 {
 		return nil, fmt.Errorf("--csrf-secret must be at least 32 characters")
 	}
@@ -22,6 +23,7 @@ func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publis
 		OpenPublish:   cfg.OpenPublish,
 		SecureCookies: strings.HasPrefix(cfg.EffectivePublicURL(), "https://"),
 		Logger:        log,
+		Directory:     dir,
 	}
 	if publishLimit != nil {
 		opts.PublishLimit = publishLimit.Middleware

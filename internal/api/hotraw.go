@@ -61,6 +61,7 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	id := requestIDFor(r)
 	w.Header()[canonicalRequestID] = []string{id}
 	status := writeRaw(w, r, doc)
+	s.adoption.Fetched(d)
 	elapsed := time.Since(start)
 	s.metrics.observe(rawRoute, r.Method, status, elapsed)
 	size := int64(0)

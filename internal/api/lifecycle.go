@@ -17,6 +17,7 @@ const (
 	subVersions = "versions"
 	subHistory  = "history"
 	subStatus   = "status"
+	subAgents   = "agents"
 )
 
 // token is the request's authenticated token (the zero token when none).

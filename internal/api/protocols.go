@@ -103,12 +103,15 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
-	d, sub, err := param.PathHashSub(c, subVersions, subHistory)
+	d, sub, err := param.PathHashSub(c, subVersions, subHistory, subAgents)
 	if err != nil {
 		return err
 	}
-	if sub == subHistory {
+	switch sub {
+	case subHistory:
 		return s.protocolHistory(c, d)
+	case subAgents:
+		return s.protocolAgents(c, d)
 	}
 	withContent := c.QueryParam("content") == "1" || c.QueryParam("content") == "true"
 	ctx := c.Request().Context()
@@ -125,7 +128,11 @@ func (s *Server) getProtocol(c echo.Context) error {
 		return err
 	}
 	view.Versions = versionsView(versions)
-	return writeJSON(c, http.StatusOK, view)
+	views := []ProtocolView{view}
+	if err := s.addSignals(ctx, views); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, views[0])
 }
 
 // SearchResult is the JSON page of a browse or search.
@@ -142,6 +149,9 @@ func (s *Server) searchProtocols(c echo.Context) error {
 	out := SearchResult{Items: make([]ProtocolView, 0, len(page.Entries))}
 	for _, e := range page.Entries {
 		out.Items = append(out.Items, protocolView(s.svc, e))
+	}
+	if err := s.addSignals(c.Request().Context(), out.Items); err != nil {
+		return err
 	}
 	if page.NextCursor != "" {
 		out.NextCursor = &page.NextCursor

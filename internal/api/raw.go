@@ -42,6 +42,7 @@ func (s *Server) serveRaw(c echo.Context, d protocol.Digest) error {
 		return err
 	}
 	writeRaw(c.Response(), c.Request(), doc)
+	s.adoption.Fetched(d)
 	return nil
 }
 

@@ -110,6 +110,7 @@ func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
 	}
 	if !r.Withdrawn {
 		item.Sources = s.svc.Sources(r.Digest)
+		s.adoption.Resolved(r.Digest)
 	}
 	return item
 }

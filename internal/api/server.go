@@ -13,6 +13,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/adoption"
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -95,6 +97,11 @@ type Server struct {
 	publish *RateLimiter // publishes
 	metrics *metrics
 	heavy   *heavyGate
+	// directory serves /api/v1/agents (agents.go); adoption counts raw
+	// fetches and resolutions (nil: not counted).
+	directory *directory.Directory
+	adoption  *adoption.Counter
+	mcp       bool // serve /mcp (mcp.go)
 }
 
 // Option configures a Server.
@@ -206,6 +213,9 @@ func (s *Server) routes() {
 	v1.GET("/tags", s.tags)
 	v1.GET("/stats", s.stats)
 	v1.GET("/openapi.json", s.openAPI)
+	s.agentRoutes(v1)
+	v1.POST("/match", s.match, s.heavy.middleware)
+	s.mcpRoute()
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

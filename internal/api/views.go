@@ -38,6 +38,10 @@ type ProtocolView struct {
 	Content         *string         `json:"content,omitempty"`
 	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
 	Versions *VersionsView `json:"versions,omitempty"`
+	// Adoption over the last 30 days (signals.go).
+	Fetches     int64 `json:"fetches"`
+	Resolutions int64 `json:"resolutions"`
+	Agents      int   `json:"agents"`
 }
 
 // VersionsView is a document's lineage split by publisher: newer are its

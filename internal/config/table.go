@@ -27,5 +27,6 @@ func RegistryCommands() []Command {
 		{"publisher create", (&PublisherCreate{}).Options()},
 		{"publisher list", (&Database{}).Options()},
 		{"publisher verify", (&PublisherVerify{}).Options()},
+		{"mcp", (&MCP{}).Options()},
 	}
 }

@@ -193,6 +193,9 @@ func (s *Service) pull(ctx context.Context, d protocol.Digest) ([]byte, error) {
 
 // Search lists entries.
 func (s *Service) Search(ctx context.Context, q store.Query) (store.Page, error) {
+	if q.Sort == store.SortPopular {
+		return s.store.Popular(ctx, q)
+	}
 	return s.store.Search(ctx, q)
 }
 

@@ -47,8 +47,12 @@ func (q Query) Normalize() (Query, error) {
 			q.Sort = SortNewest
 		}
 	case SortNewest, SortName:
+	case SortPopular:
+		if len(Terms(q.Text)) > 0 {
+			return q, ErrInvalid.With("sort=popular lists without a query: leave q empty, or sort a search by relevance")
+		}
 	default:
-		return q, ErrInvalid.With(fmt.Sprintf("unknown sort %q: use relevance, newest or name", q.Sort))
+		return q, ErrInvalid.With(fmt.Sprintf("unknown sort %q: use relevance, newest, name or popular", q.Sort))
 	}
 	switch {
 	case q.Limit < 0:

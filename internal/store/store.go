@@ -309,6 +309,8 @@ type Store interface {
 	Lifecycles
 	Tokens
 	Publishers
+	Agents
+	Adoption
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

@@ -179,6 +179,7 @@ func sortOptions(current string, hasText bool) []sortOption {
 	opts := []sortOption{{Value: "", Label: "Best match"}, {Value: "newest", Label: "Newest"}, {Value: "name", Label: "Name"}}
 	if !hasText {
 		opts[0].Label = "Default (newest)"
+		opts = append(opts, sortOption{Value: string(store.SortPopular), Label: "Most used (30 days)"})
 	}
 	for i := range opts {
 		opts[i].Selected = opts[i].Value == current

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store"
@@ -38,6 +39,8 @@ type Options struct {
 	// Documents renders Markdown for the pages; nil means a default one
 	// (render.DefaultSlots concurrent renderings, render.DefaultCacheBytes).
 	Documents *render.Documents
+	// Directory, when set, serves /agents and the protocol page's agents.
+	Directory *directory.Directory
 }
 
 // Pages serves the HTML interface.
@@ -108,5 +111,7 @@ func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
 	e.POST("/publish", p.publish, publishMiddleware...)
 	e.GET("/tags", p.tags, securityHeaders)
 	e.GET("/publishers/:name", p.publisher, browse...) // ?latest=true walks like a search
+	e.GET("/agents", p.agents, browse...)
+	e.GET("/agents/:id", p.agent, securityHeaders)
 	e.GET("/static/*", p.static)
 }

@@ -30,6 +30,7 @@ type protocolPage struct {
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
 	Published string        // "new" or "existing" right after this browser's publish (flash.go)
 	lifecycleParts
+	Adoption  *adoptionView // agents and usage (agents.go); nil when unavailable
 }
 
 type versionLink struct {
@@ -124,6 +125,7 @@ func (p *Pages) protocol(c echo.Context) error {
 	} else {
 		p.log.Warn("listing versions failed", "hash", d.Hex(), "error", err)
 	}
+	page.Adoption = p.adoption(ctx, d)
 	return p.render(c, http.StatusOK, "protocol", page)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store/sqlite"
@@ -23,6 +24,7 @@ import (
 type testServer struct {
 	URL string
 	svc *registry.Service
+	dir *directory.Directory // the agent directory (loopback agents allowed)
 }
 
 type serverOptions struct {
@@ -56,14 +58,18 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 			t.Fatal(err)
 		}
 	}
-	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents})
+	dir, err := directory.New(st, directory.Config{Allow: []string{"127.0.0.1/32"}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents, Directory: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := api.New(svc, api.Config{Logger: log},
-		api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, o.openPublish)))
+		api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, o.openPublish)), api.WithDirectory(dir))
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc}
+	return &testServer{URL: base, svc: svc, dir: dir}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
 	"github.com/agora-registry/registry/internal/api/openapi"
+	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -35,6 +36,8 @@ var htmlRoutes = map[string]bool{
 	"GET /tags":             true,
 	"GET /publishers/:name": true,
 	"GET /static/*":         true,
+	"GET /agents":           true,
+	"GET /agents/:id":       true,
 }
 
 // sharedStatuses may be answered by (nearly) every operation for reasons
@@ -99,7 +102,8 @@ func operations(t *testing.T, d document) map[string]map[string]bool {
 }
 
 // docPath turns an echo route into the document's path template: the
-// registry's only wildcards are the trailing hashes.
+// registry's only wildcards are the trailing hashes; the agent's id is
+// the one named parameter.
 func docPath(route string) string {
 	if strings.HasSuffix(route, "/*") {
 		return strings.TrimSuffix(route, "*") + "{hash}"
@@ -117,7 +121,7 @@ func docPath(route string) string {
 // instead of) its own: /protocols/{hash}/SUB, parsed by the handler since
 // a hash's Base64 spelling may hold a '/'.
 var subResources = map[string][]string{
-	"GET /api/v1/protocols/*":  {"GET /api/v1/protocols/{hash}/versions", "GET /api/v1/protocols/{hash}/history"},
+	"GET /api/v1/protocols/*":  {"GET /api/v1/protocols/{hash}/versions", "GET /api/v1/protocols/{hash}/history", "GET /api/v1/protocols/{hash}/agents"},
 	"POST /api/v1/protocols/*": {"POST /api/v1/protocols/{hash}/status"},
 }
 
@@ -163,6 +167,7 @@ type fixture struct {
 	// replacement, cycle (deprecated for doc) and foreign (another
 	// publisher's) serve the status scenarios.
 	replacement, cycle, foreign protocol.Digest
+	agent                       *httptest.Server // serves spec v0.2's /wellknown only
 }
 
 func newFixture(t *testing.T, opts ...api.Option) *fixture {
@@ -179,10 +184,22 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]api.Option{api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, false))}, opts...)
+	dir, err := directory.New(st, directory.Config{Allow: []string{"127.0.0.1/32"}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = append([]api.Option{api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, false)), api.WithDirectory(dir)}, opts...)
 	s := api.New(svc, api.Config{Logger: log, MaxBodyBytes: 16 << 10}, opts...)
 	f := &fixture{srv: httptest.NewServer(s.Echo()), echo: s.Echo(), st: st}
 	t.Cleanup(f.srv.Close)
+	f.agent = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/wellknown" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, `{"`+strings.Repeat("ab", 20)+`": ["https://example.org/p.md"]}`)
+	}))
+	t.Cleanup(f.agent.Close)
 
 	pub, err := svc.CreateToken(ctx, "publisher", []store.Scope{store.ScopePublish})
 	if err != nil {
@@ -387,6 +404,21 @@ func scenarios(f *fixture) []scenario {
 		{name: "tags", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags", status: 200},
 		{name: "tags bad limit", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags?limit=x", status: 400},
 		{name: "stats", op: "GET /api/v1/stats", method: "GET", path: "/api/v1/stats", status: 200},
+		{name: "register agent", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `"}`, status: 201},
+		{name: "register agent again", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `/"}`, status: 200},
+		{name: "register agent unreachable", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `/nothing"}`, status: 400},
+		{name: "register agent no token", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", body: `{"url":"http://x/"}`, status: 401},
+		{name: "register agent too large", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + big + `"}`, status: 413},
+		{name: "list agents", op: "GET /api/v1/agents", method: "GET", path: "/api/v1/agents?speaks=" + strings.Repeat("ab", 20), status: 200},
+		{name: "list agents bad cursor", op: "GET /api/v1/agents", method: "GET", path: "/api/v1/agents?cursor=x", status: 400},
+		{name: "get agent", op: "GET /api/v1/agents/{id}", method: "GET", path: "/api/v1/agents/1", status: 200},
+		{name: "get agent bad id", op: "GET /api/v1/agents/{id}", method: "GET", path: "/api/v1/agents/x", status: 400},
+		{name: "get agent unknown", op: "GET /api/v1/agents/{id}", method: "GET", path: "/api/v1/agents/999", status: 404},
+		{name: "protocol agents", op: "GET /api/v1/protocols/{hash}/agents", method: "GET", path: "/api/v1/protocols/" + strings.Repeat("ab", 20) + "/agents", status: 200},
+		{name: "protocol agents malformed", op: "GET /api/v1/protocols/{hash}/agents", method: "GET", path: "/api/v1/protocols/zz/agents", status: 400},
+		{name: "match", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"kept things"}`, status: 200},
+		{name: "match empty", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"the"}`, status: 400},
+		{name: "match too large", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"` + big + `"}`, status: 413},
 		{name: "openapi", op: "GET /api/v1/openapi.json", method: "GET", path: "/api/v1/openapi.json", status: 200},
 		{name: "healthz", op: "GET /healthz", method: "GET", path: "/healthz", status: 200},
 		{name: "readyz", op: "GET /readyz", method: "GET", path: "/readyz", status: 200},

@@ -1,0 +1,177 @@
+// Package adoption counts raw fetches and resolutions per protocol hash in
+// memory and writes them to the store in batches: a request costs a map
+// load and atomic adds, never a database write, and nothing about who
+// asked (no address, no user agent) is kept anywhere.
+package adoption
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Sink is what the counter needs from the store.
+type Sink interface {
+	AddAdoption(ctx context.Context, day time.Time, deltas []store.AdoptionDelta) error
+	RefreshAdoption(ctx context.Context, today time.Time) error
+}
+
+// DefaultFlushInterval is how often counts are written.
+const DefaultFlushInterval = 5 * time.Second
+
+// idleFlushes is how many flushes a hash's cell may stay at zero before it
+// is dropped from memory.
+const idleFlushes = 2
+
+// cell holds one hash's counts since the last flush. dead is set when the
+// flusher drops the cell; an adder that then sees it moves what it added
+// into a new cell (add), so no count is lost to a dropped cell.
+type cell struct {
+	fetches, resolutions atomic.Int64
+	dead                 atomic.Bool
+	idle                 int // flusher only
+}
+
+// Counter counts per hash. The zero value is not usable; use New.
+type Counter struct {
+	cells sync.Map // protocol.Digest -> *cell
+	sink  Sink
+	log   *slog.Logger
+	now   func() time.Time
+	flush sync.Mutex // one flush at a time
+	// carry holds deltas a failed write could not store, retried next flush.
+	carry   map[protocol.Digest]store.AdoptionDelta
+	lastDay time.Time
+}
+
+// New returns a counter writing to sink; now is the clock (nil: time.Now).
+func New(sink Sink, log *slog.Logger, now func() time.Time) *Counter {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Counter{sink: sink, log: log, now: now, carry: map[protocol.Digest]store.AdoptionDelta{}}
+}
+
+// Fetched counts one raw fetch of d.
+func (c *Counter) Fetched(d protocol.Digest) {
+	if c != nil {
+		c.add(d, 1, 0)
+	}
+}
+
+// Resolved counts one resolution of d.
+func (c *Counter) Resolved(d protocol.Digest) {
+	if c != nil {
+		c.add(d, 0, 1)
+	}
+}
+
+func (c *Counter) add(d protocol.Digest, f, r int64) {
+	v, ok := c.cells.Load(d)
+	if !ok {
+		v, _ = c.cells.LoadOrStore(d, new(cell))
+	}
+	p := v.(*cell)
+	p.fetches.Add(f)
+	p.resolutions.Add(r)
+	if p.dead.Load() {
+		// The flusher dropped p: whatever is still in it (ours, or others'
+		// the flusher did not take) moves to a live cell; the Swaps make
+		// sure each count is taken once, by us or by the flusher.
+		if f, r := p.fetches.Swap(0), p.resolutions.Swap(0); f != 0 || r != 0 {
+			c.add(d, f, r)
+		}
+	}
+}
+
+// Flush writes the counts gathered since the last flush, as today's, in
+// batches of store.MaxAdoptionBatch; a failed batch is kept for the next
+// flush. On a new day it also refreshes the store's scores.
+func (c *Counter) Flush(ctx context.Context) error {
+	c.flush.Lock()
+	defer c.flush.Unlock()
+	deltas := c.carry
+	c.carry = map[protocol.Digest]store.AdoptionDelta{}
+	c.cells.Range(func(k, v any) bool {
+		d, p := k.(protocol.Digest), v.(*cell)
+		f, r := p.fetches.Swap(0), p.resolutions.Swap(0)
+		if f == 0 && r == 0 {
+			if p.idle++; p.idle >= idleFlushes {
+				c.cells.Delete(d)
+				p.dead.Store(true)
+				f, r = p.fetches.Swap(0), p.resolutions.Swap(0) // added between the Swaps above and dead
+			}
+		} else {
+			p.idle = 0
+		}
+		if f != 0 || r != 0 {
+			old := deltas[d]
+			deltas[d] = store.AdoptionDelta{Digest: d, Fetches: old.Fetches + f, Resolutions: old.Resolutions + r}
+		}
+		return true
+	})
+	today := store.Day(c.now())
+	var firstErr error
+	batch := make([]store.AdoptionDelta, 0, min(len(deltas), store.MaxAdoptionBatch))
+	write := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if err := c.sink.AddAdoption(ctx, today, batch); err != nil {
+			for _, d := range batch {
+				c.carry[d.Digest] = d
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		batch = batch[:0]
+	}
+	for _, d := range deltas {
+		if batch = append(batch, d); len(batch) == store.MaxAdoptionBatch {
+			write()
+		}
+	}
+	write()
+	if !today.Equal(c.lastDay) {
+		if err := c.sink.RefreshAdoption(ctx, today); err != nil && firstErr == nil {
+			firstErr = err
+		} else if err == nil {
+			c.lastDay = today
+		}
+	}
+	return firstErr
+}
+
+// Run flushes every interval until ctx ends, then once more with a fresh
+// context (the counts of the last seconds before a shutdown are kept).
+func (c *Counter) Run(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultFlushInterval
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := c.Flush(fctx); err != nil {
+				c.log.Warn("writing adoption counts at shutdown failed; they are lost", "error", err)
+			}
+			cancel()
+			return
+		case <-t.C:
+			if err := c.Flush(ctx); err != nil && ctx.Err() == nil {
+				c.log.Warn("writing adoption counts failed; retried at the next flush", "error", err)
+			}
+		}
+	}
+}

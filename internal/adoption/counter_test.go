@@ -1,0 +1,144 @@
+package adoption
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/sqlite"
+)
+
+// sumSink adds up what it is given; failing makes writes fail.
+type sumSink struct {
+	mu      sync.Mutex
+	sums    map[protocol.Digest]store.AdoptionCounts
+	batches int
+	failing atomic.Bool
+}
+
+func (s *sumSink) AddAdoption(_ context.Context, _ time.Time, ds []store.AdoptionDelta) error {
+	if s.failing.Load() {
+		return errors.New("down")
+	}
+	if len(ds) > store.MaxAdoptionBatch {
+		return errors.New("batch too big")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.batches++
+	for _, d := range ds {
+		c := s.sums[d.Digest]
+		c.Fetches += d.Fetches
+		c.Resolutions += d.Resolutions
+		s.sums[d.Digest] = c
+	}
+	return nil
+}
+
+func (s *sumSink) RefreshAdoption(context.Context, time.Time) error { return nil }
+
+func digest(i int) protocol.Digest {
+	var d protocol.Digest
+	d[0], d[1] = byte(i), byte(i>>8)
+	return d
+}
+
+// Counts added by many goroutines while flushes run beside them, cells
+// being dropped and recreated, all reach the sink.
+func TestConcurrentLoadLosesNothing(t *testing.T) {
+	sink := &sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}
+	c := New(sink, nil, nil)
+	const workers, perWorker, hashes = 8, 20000, 1500
+	stop := make(chan struct{})
+	var flusher sync.WaitGroup
+	flusher.Add(1)
+	go func() {
+		defer flusher.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			sink.failing.Store(i%7 == 3) // some flushes fail and carry over
+			_ = c.Flush(context.Background())
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				// Bursts on few hashes, then silence, so cells go idle and die.
+				d := digest((w*perWorker + i) / 50 % hashes)
+				if i%3 == 0 {
+					c.Resolved(d)
+				} else {
+					c.Fetched(d)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	flusher.Wait()
+	sink.failing.Store(false)
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var f, r int64
+	for _, s := range sink.sums {
+		f += s.Fetches
+		r += s.Resolutions
+	}
+	wantR := int64(workers * ((perWorker + 2) / 3))
+	if f+r != workers*perWorker || r != wantR {
+		t.Fatalf("sink got %d fetches and %d resolutions, want %d and %d", f, r, workers*perWorker-wantR, wantR)
+	}
+	if sink.batches < 2 {
+		t.Fatalf("only %d batches: %d distinct hashes must split into batches of %d", sink.batches, hashes, store.MaxAdoptionBatch)
+	}
+}
+
+// Run writes what is counted when its context ends, into a real store.
+func TestRunFlushesOnShutdown(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := New(st, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx, time.Hour); close(done) }()
+	for range 5 {
+		c.Fetched(digest(1))
+	}
+	c.Resolved(digest(1))
+	cancel()
+	<-done
+	totals, err := st.AdoptionTotals(context.Background(), []protocol.Digest{digest(1)}, store.WindowStart(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := totals[digest(1)]; got.Fetches != 5 || got.Resolutions != 1 {
+		t.Fatalf("after shutdown the store holds %+v", got)
+	}
+}
+
+// The hot path allocates nothing once a hash has a cell.
+func TestHotPathAllocatesNothing(t *testing.T) {
+	c := New(&sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}, nil, nil)
+	d := digest(9)
+	c.Fetched(d)
+	if n := testing.AllocsPerRun(1000, func() { c.Fetched(d) }); n != 0 {
+		t.Fatalf("Fetched allocates %v times", n)
+	}
+}

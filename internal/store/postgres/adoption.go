@@ -1,0 +1,211 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// AddAdoption adds a batch to one day's counts and rescores those hashes,
+// in one transaction.
+func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.AdoptionDelta) error {
+	if len(deltas) > store.MaxAdoptionBatch {
+		return store.ErrInvalid.With("too many adoption deltas in one batch")
+	}
+	if len(deltas) == 0 {
+		return nil
+	}
+	day = store.Day(day)
+	since := store.WindowStart(day)
+	digests := make([][]byte, len(deltas))
+	fetches := make([]int64, len(deltas))
+	resolutions := make([]int64, len(deltas))
+	for i, d := range deltas {
+		digests[i], fetches[i], resolutions[i] = d.Digest[:], d.Fetches, d.Resolutions
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// Sorted, so concurrent batches (replicas) lock rows in one order.
+		if _, err := tx.Exec(ctx, `INSERT INTO adoption_daily AS a (digest, day, fetches, resolutions)
+			SELECT d, $2, sum(f), sum(r) FROM unnest($1::bytea[], $3::bigint[], $4::bigint[]) AS u(d, f, r) GROUP BY d ORDER BY d
+			ON CONFLICT (digest, day) DO UPDATE SET fetches = a.fetches + EXCLUDED.fetches, resolutions = a.resolutions + EXCLUDED.resolutions`,
+			digests, day, fetches, resolutions); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO adoption_scores AS s (digest, score, since)
+			SELECT digest, sum(fetches + resolutions), $2 FROM adoption_daily
+			WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest ORDER BY digest
+			ON CONFLICT (digest) DO UPDATE SET score = EXCLUDED.score, since = EXCLUDED.since`, digests, since)
+		return err
+	}))
+}
+
+// AdoptionDays returns d's days with counts from..through.
+func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT day, fetches, resolutions FROM adoption_daily
+		WHERE digest = $1 AND day BETWEEN $2 AND $3 ORDER BY day`, d[:], store.Day(from), store.Day(through))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.AdoptionDay
+	for rows.Next() {
+		var a store.AdoptionDay
+		if err := rows.Scan(&a.Day, &a.Fetches, &a.Resolutions); err != nil {
+			return nil, mapErr(err)
+		}
+		a.Day = store.Day(a.Day)
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// AdoptionTotals sums each digest's counts from since on.
+func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since time.Time) (map[protocol.Digest]store.AdoptionCounts, error) {
+	if len(ds) > store.MaxResolve {
+		return nil, store.ErrInvalid.With("too many digests")
+	}
+	out := make(map[protocol.Digest]store.AdoptionCounts, len(ds))
+	if len(ds) == 0 {
+		return out, nil
+	}
+	raw := make([][]byte, len(ds))
+	for i := range ds {
+		raw[i] = ds[i][:]
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions) FROM adoption_daily
+		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, raw, store.Day(since))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			b []byte
+			c store.AdoptionCounts
+		)
+		if err := rows.Scan(&b, &c.Fetches, &c.Resolutions); err != nil {
+			return nil, mapErr(err)
+		}
+		d, err := digestOf(b)
+		if err != nil {
+			return nil, err
+		}
+		out[d] = c
+	}
+	return out, mapErr(rows.Err())
+}
+
+// RefreshAdoption rescores hashes whose window moved on and drops old days.
+func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
+	since := store.WindowStart(today)
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE adoption_scores s SET since = $1, score = coalesce((SELECT sum(fetches + resolutions)
+			FROM adoption_daily a WHERE a.digest = s.digest AND a.day >= $1), 0) WHERE s.since < $1`, since); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM adoption_scores WHERE score = 0`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM adoption_daily WHERE day < $1`,
+			store.Day(today).AddDate(0, 0, -store.AdoptionRetentionDays))
+		return err
+	}))
+}
+
+// Popular lists scored entries by score, then the rest by digest.
+func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return store.Page{}, err
+	}
+	if q.Sort != store.SortPopular {
+		return store.Page{}, store.ErrInvalid.With("Popular takes sort=popular")
+	}
+	cur, hasCursor, err := q.DecodeCursor()
+	if err != nil {
+		return store.Page{}, err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	tags := q.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	var entries []store.Entry
+	var scores []int64
+	if !hasCursor || cur.Rank > 0 {
+		after, afterDigest := int64(1)<<62, []byte{}
+		if hasCursor {
+			after, afterDigest = int64(cur.Rank), hexBytes(cur.Hex)
+		}
+		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
+			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND s.score > 0
+			AND (s.score < $2 OR (s.score = $2 AND s.digest > $3))
+			ORDER BY s.score DESC, s.digest LIMIT $4`, tags, after, afterDigest, q.Limit+1)
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
+		for rows.Next() {
+			var score int64
+			e, err := scanEntry(rows, false, &score)
+			if err != nil {
+				rows.Close()
+				return store.Page{}, mapErr(err)
+			}
+			entries, scores = append(entries, e), append(scores, score)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return store.Page{}, mapErr(err)
+		}
+		hasCursor, cur = false, store.Cursor{}
+	}
+	if len(entries) <= q.Limit {
+		afterDigest := []byte{}
+		if hasCursor {
+			afterDigest = hexBytes(cur.Hex)
+		}
+		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
+			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND d.digest > $2
+			AND NOT EXISTS (SELECT 1 FROM adoption_scores s WHERE s.digest = d.digest AND s.score > 0)
+			ORDER BY d.digest LIMIT $3`, tags, afterDigest, q.Limit+1-len(entries))
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
+		for rows.Next() {
+			e, err := scanEntry(rows, false)
+			if err != nil {
+				rows.Close()
+				return store.Page{}, mapErr(err)
+			}
+			entries, scores = append(entries, e), append(scores, 0)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return store.Page{}, mapErr(err)
+		}
+	}
+	return store.PopularPage(q, entries, scores), nil
+}
+
+// hexBytes is a decoded cursor's digest (DecodeCursor checked its form).
+func hexBytes(hex string) []byte {
+	d := protocol.MustParseDigest(hex)
+	return d[:]
+}
+
+// popularColumns are entryColumns of the documents alias d.
+var popularColumns = "d." + strings.Join(strings.Split(strings.Join(strings.Fields(entryColumns), " "), ", "), ", d.")

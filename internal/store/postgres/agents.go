@@ -1,0 +1,301 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, last_error, failures, next_crawl_at,
+	name, description, kinds, well_known_url, supported_count, unsupported_count`
+
+func scanAgent(row pgx.Row) (store.Agent, error) {
+	var a store.Agent
+	err := row.Scan(&a.ID, &a.URL, &a.RegisteredAt, &a.LastCrawled, &a.LastSeen, &a.LastError, &a.Failures, &a.NextCrawl,
+		&a.Name, &a.Description, &a.Kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount)
+	a.RegisteredAt, a.NextCrawl = a.RegisteredAt.UTC(), a.NextCrawl.UTC()
+	a.LastCrawled, a.LastSeen = asUTC(a.LastCrawled), asUTC(a.LastSeen)
+	if a.Kinds == nil {
+		a.Kinds = []string{}
+	}
+	return a, err
+}
+
+// RegisterAgent inserts the agent, or records the crawl on the one already
+// registered at url.
+func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl store.AgentCrawl, next time.Time) (store.Agent, bool, error) {
+	if err := crawl.Check(); err != nil {
+		return store.Agent{}, false, err
+	}
+	if url == "" || len(url) > store.MaxAgentURLBytes {
+		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var (
+		id      int64
+		created bool
+	)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO agents (url, registered_at, next_crawl_at) VALUES ($1, $2, $3)
+			ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url RETURNING id, (xmax = 0)`, url, at, next).Scan(&id, &created); err != nil {
+			return err
+		}
+		return writeCrawl(ctx, tx, id, url, at, crawl, next)
+	})
+	if err != nil {
+		return store.Agent{}, false, mapErr(err)
+	}
+	a, err := s.GetAgent(ctx, id)
+	return a, created, err
+}
+
+// RecordCrawl replaces an agent's state with a good crawl.
+func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
+	if err := crawl.Check(); err != nil {
+		return err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var url string
+		// FOR UPDATE: two crawls of one agent write one after the other.
+		err := tx.QueryRow(ctx, `SELECT url FROM agents WHERE id = $1 FOR UPDATE`, id).Scan(&url)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrAgentNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return writeCrawl(ctx, tx, id, url, at, crawl, next)
+	}))
+}
+
+// writeCrawl writes a good crawl's state and replaces the agent's lists.
+func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Time, c store.AgentCrawl, next time.Time) error {
+	kinds := c.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE agents SET name = $2, description = $3, kinds = $4, well_known_url = $5, text_key = $6,
+		last_crawled_at = $7, last_seen_at = $7, last_error = '', failures = 0, next_crawl_at = $8,
+		supported_count = $9, unsupported_count = $10 WHERE id = $1`,
+		id, c.Name, c.Description, kinds, c.WellKnownURL, store.AgentTextKey(url, c), at, next,
+		len(c.Supported), len(c.Unsupported)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM agent_protocols WHERE agent_id = $1`, id); err != nil {
+		return err
+	}
+	rows := make([][]any, 0, len(c.Supported)+len(c.Unsupported))
+	for _, p := range c.Supported {
+		sources := p.Sources
+		if sources == nil {
+			sources = []string{}
+		}
+		rows = append(rows, []any{id, p.Digest[:], true, sources})
+	}
+	for _, d := range c.Unsupported {
+		rows = append(rows, []any{id, d[:], false, []string{}})
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"agent_protocols"}, []string{"agent_id", "digest", "supported", "sources"},
+		pgx.CopyFromRows(rows))
+	return err
+}
+
+// RecordCrawlFailure counts a failed crawl; the maxFailures-th removes the agent.
+func (s *Store) RecordCrawlFailure(ctx context.Context, id int64, at time.Time, reason string, next time.Time, maxFailures int) (bool, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var failures int
+	err := s.pool.QueryRow(ctx, `UPDATE agents SET last_crawled_at = $2, last_error = $3, failures = failures + 1,
+		next_crawl_at = $4 WHERE id = $1 RETURNING failures`, id, at, store.CheckAgentReason(reason), next).Scan(&failures)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, store.ErrAgentNotFound
+	}
+	if err != nil {
+		return false, mapErr(err)
+	}
+	if maxFailures > 0 && failures >= maxFailures {
+		_, err := s.pool.Exec(ctx, `DELETE FROM agents WHERE id = $1`, id)
+		return err == nil, mapErr(err)
+	}
+	return false, nil
+}
+
+// GetAgent returns one agent with its lists.
+func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	a, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Agent{}, store.ErrAgentNotFound
+	}
+	if err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT digest, supported, sources FROM agent_protocols WHERE agent_id = $1 ORDER BY digest`, id)
+	if err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	defer rows.Close()
+	a.Supported, a.Unsupported = []store.AgentProtocol{}, []protocol.Digest{}
+	for rows.Next() {
+		var (
+			raw       []byte
+			supported bool
+			sources   []string
+		)
+		if err := rows.Scan(&raw, &supported, &sources); err != nil {
+			return store.Agent{}, mapErr(err)
+		}
+		d, err := digestOf(raw)
+		if err != nil {
+			return store.Agent{}, err
+		}
+		if supported {
+			a.Supported = append(a.Supported, store.AgentProtocol{Digest: d, Sources: sources})
+		} else {
+			a.Unsupported = append(a.Unsupported, d)
+		}
+	}
+	return a, mapErr(rows.Err())
+}
+
+// ListAgents lists agents by id with keyset pagination.
+func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.AgentPage, error) {
+	q, after, err := q.Normalize()
+	if err != nil {
+		return store.AgentPage{}, err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var speaks []byte
+	if q.Speaks != nil {
+		speaks = q.Speaks[:]
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+agentColumns+` FROM agents a WHERE id > $1
+		AND ($2::bytea IS NULL OR EXISTS (SELECT 1 FROM agent_protocols p WHERE p.agent_id = a.id AND p.digest = $2 AND p.supported))
+		AND ($3 = '' OR $3 = ANY (kinds))
+		AND ($4 = '' OR text_key LIKE $5)
+		ORDER BY id LIMIT $6`, after, speaks, q.Kind, q.Text, store.LikePattern(q.Text), q.Limit+1)
+	if err != nil {
+		return store.AgentPage{}, mapErr(err)
+	}
+	agents, err := collectAgents(rows)
+	if err != nil {
+		return store.AgentPage{}, err
+	}
+	return store.PageAgents(agents, q.Limit), nil
+}
+
+func collectAgents(rows pgx.Rows) ([]store.Agent, error) {
+	defer rows.Close()
+	var out []store.Agent
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// AgentsFor lists who speaks and who refuses d.
+func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.ProtocolAgents, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var out store.ProtocolAgents
+	for _, side := range []struct {
+		supported bool
+		list      *[]store.Agent
+		count     *int
+	}{{true, &out.Speaking, &out.SpeakingCount}, {false, &out.Refusing, &out.RefusingCount}} {
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM agent_protocols WHERE digest = $1 AND supported = $2`,
+			d[:], side.supported).Scan(side.count); err != nil {
+			return out, mapErr(err)
+		}
+		rows, err := s.pool.Query(ctx, `SELECT `+agentColumns+` FROM agents WHERE id IN (
+			SELECT agent_id FROM agent_protocols WHERE digest = $1 AND supported = $2 ORDER BY agent_id LIMIT $3) ORDER BY id`,
+			d[:], side.supported, store.MaxAgentsPerProtocol)
+		if err != nil {
+			return out, mapErr(err)
+		}
+		if *side.list, err = collectAgents(rows); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// SpeakerCounts counts the agents speaking each of ds.
+func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[protocol.Digest]int, error) {
+	if len(ds) > store.MaxResolve {
+		return nil, store.ErrInvalid.With("too many digests")
+	}
+	out := make(map[protocol.Digest]int, len(ds))
+	if len(ds) == 0 {
+		return out, nil
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	raw := make([][]byte, len(ds))
+	for i := range ds {
+		raw[i] = ds[i][:]
+	}
+	rows, err := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, raw)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			b []byte
+			n int
+		)
+		if err := rows.Scan(&b, &n); err != nil {
+			return nil, mapErr(err)
+		}
+		d, err := digestOf(b)
+		if err != nil {
+			return nil, err
+		}
+		out[d] = n
+	}
+	return out, mapErr(rows.Err())
+}
+
+// DueAgents lists the agents whose crawl is due, most overdue first.
+func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]store.DueAgent, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT id, url FROM agents WHERE next_crawl_at <= $1 ORDER BY next_crawl_at, id LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.DueAgent
+	for rows.Next() {
+		var a store.DueAgent
+		if err := rows.Scan(&a.ID, &a.URL); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// digestOf reads a stored digest column.
+func digestOf(b []byte) (protocol.Digest, error) {
+	if len(b) != protocol.DigestSize {
+		return protocol.Digest{}, fmt.Errorf("postgres: a stored digest has %d bytes", len(b))
+	}
+	return protocol.Digest(b), nil
+}

@@ -1,0 +1,325 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, last_error, failures, next_crawl_at,
+	name, description, kinds, well_known_url, supported_count, unsupported_count`
+
+func scanAgent(sc scanner) (store.Agent, error) {
+	var (
+		a                store.Agent
+		registered, next int64
+		crawled, seen    sql.NullInt64
+		kinds            string
+	)
+	if err := sc.Scan(&a.ID, &a.URL, &registered, &crawled, &seen, &a.LastError, &a.Failures, &next,
+		&a.Name, &a.Description, &kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount); err != nil {
+		return store.Agent{}, err
+	}
+	a.RegisteredAt, a.NextCrawl = fromMicros(registered), fromMicros(next)
+	a.LastCrawled, a.LastSeen = nullMicros(crawled), nullMicros(seen)
+	if err := json.Unmarshal([]byte(kinds), &a.Kinds); err != nil {
+		return store.Agent{}, fmt.Errorf("corrupt kinds of agent %d", a.ID)
+	}
+	if a.Kinds == nil {
+		a.Kinds = []string{}
+	}
+	return a, nil
+}
+
+func nullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+// RegisterAgent inserts the agent, or records the crawl on the one already
+// registered at url.
+func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl store.AgentCrawl, next time.Time) (store.Agent, bool, error) {
+	if err := crawl.Check(); err != nil {
+		return store.Agent{}, false, err
+	}
+	if url == "" || len(url) > store.MaxAgentURLBytes {
+		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+	}
+	var (
+		id      int64
+		created bool
+	)
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM agents WHERE url = ?`, url).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			created = true
+			err = tx.QueryRowContext(ctx, `INSERT INTO agents (url, registered_at, next_crawl_at) VALUES (?, ?, ?) RETURNING id`,
+				url, at.UnixMicro(), next.UnixMicro()).Scan(&id)
+		}
+		if err != nil {
+			return err
+		}
+		return writeCrawl(ctx, tx, id, url, at, crawl, next)
+	})
+	if err != nil {
+		return store.Agent{}, false, mapErr(err)
+	}
+	a, err := s.GetAgent(ctx, id)
+	return a, created, err
+}
+
+// RecordCrawl replaces an agent's state with a good crawl.
+func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
+	if err := crawl.Check(); err != nil {
+		return err
+	}
+	return mapErr(s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		var url string
+		err := tx.QueryRowContext(ctx, `SELECT url FROM agents WHERE id = ?`, id).Scan(&url)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrAgentNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return writeCrawl(ctx, tx, id, url, at, crawl, next)
+	}))
+}
+
+// writeCrawl writes a good crawl's state and replaces the agent's lists.
+func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.Time, c store.AgentCrawl, next time.Time) error {
+	kinds := c.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE agents SET name = ?, description = ?, kinds = ?, well_known_url = ?, text_key = ?,
+		last_crawled_at = ?, last_seen_at = ?, last_error = '', failures = 0, next_crawl_at = ?,
+		supported_count = ?, unsupported_count = ? WHERE id = ?`,
+		c.Name, c.Description, jsonText(kinds), c.WellKnownURL, store.AgentTextKey(url, c), at.UnixMicro(), at.UnixMicro(),
+		next.UnixMicro(), len(c.Supported), len(c.Unsupported), id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_protocols WHERE agent_id = ?`, id); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO agent_protocols (agent_id, hex, supported, sources) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, p := range c.Supported {
+		sources := p.Sources
+		if sources == nil {
+			sources = []string{}
+		}
+		if _, err := ins.ExecContext(ctx, id, p.Digest.Hex(), 1, jsonText(sources)); err != nil {
+			return err
+		}
+	}
+	for _, d := range c.Unsupported {
+		if _, err := ins.ExecContext(ctx, id, d.Hex(), 0, "[]"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RecordCrawlFailure counts a failed crawl; the maxFailures-th removes the agent.
+func (s *Store) RecordCrawlFailure(ctx context.Context, id int64, at time.Time, reason string, next time.Time, maxFailures int) (bool, error) {
+	removed := false
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		var failures int
+		err := tx.QueryRowContext(ctx, `UPDATE agents SET last_crawled_at = ?, last_error = ?, failures = failures + 1,
+			next_crawl_at = ? WHERE id = ? RETURNING failures`, at.UnixMicro(), store.CheckAgentReason(reason), next.UnixMicro(), id).Scan(&failures)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrAgentNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if maxFailures > 0 && failures >= maxFailures {
+			_, err = tx.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
+			removed = err == nil
+		}
+		return err
+	})
+	return removed, mapErr(err)
+}
+
+// GetAgent returns one agent with its lists.
+func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
+	a, err := scanAgent(s.read.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Agent{}, store.ErrAgentNotFound
+	}
+	if err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT hex, supported, sources FROM agent_protocols WHERE agent_id = ? ORDER BY hex`, id)
+	if err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	defer rows.Close()
+	a.Supported, a.Unsupported = []store.AgentProtocol{}, []protocol.Digest{}
+	for rows.Next() {
+		var (
+			hex, sources string
+			supported    bool
+		)
+		if err := rows.Scan(&hex, &supported, &sources); err != nil {
+			return store.Agent{}, mapErr(err)
+		}
+		d, err := protocol.ParseDigest(hex)
+		if err != nil {
+			return store.Agent{}, fmt.Errorf("corrupt hash of agent %d", id)
+		}
+		if !supported {
+			a.Unsupported = append(a.Unsupported, d)
+			continue
+		}
+		p := store.AgentProtocol{Digest: d}
+		if err := json.Unmarshal([]byte(sources), &p.Sources); err != nil {
+			return store.Agent{}, fmt.Errorf("corrupt sources of agent %d", id)
+		}
+		a.Supported = append(a.Supported, p)
+	}
+	return a, mapErr(rows.Err())
+}
+
+// ListAgents lists agents by id with keyset pagination.
+func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.AgentPage, error) {
+	q, after, err := q.Normalize()
+	if err != nil {
+		return store.AgentPage{}, err
+	}
+	var (
+		where = []string{"id > ?"}
+		args  = []any{after}
+	)
+	if q.Speaks != nil {
+		where = append(where, `EXISTS (SELECT 1 FROM agent_protocols p WHERE p.agent_id = a.id AND p.hex = ? AND p.supported = 1)`)
+		args = append(args, q.Speaks.Hex())
+	}
+	if q.Kind != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM json_each(a.kinds) WHERE value = ?)`)
+		args = append(args, q.Kind)
+	}
+	if q.Text != "" {
+		where = append(where, `text_key LIKE ? ESCAPE '\'`)
+		args = append(args, store.LikePattern(q.Text))
+	}
+	args = append(args, q.Limit+1)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id LIMIT ?`, args...)
+	if err != nil {
+		return store.AgentPage{}, mapErr(err)
+	}
+	agents, err := collectAgents(rows)
+	if err != nil {
+		return store.AgentPage{}, err
+	}
+	return store.PageAgents(agents, q.Limit), nil
+}
+
+func collectAgents(rows *sql.Rows) ([]store.Agent, error) {
+	defer rows.Close()
+	var out []store.Agent
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// AgentsFor lists who speaks and who refuses d.
+func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.ProtocolAgents, error) {
+	var out store.ProtocolAgents
+	for _, side := range []struct {
+		supported int
+		list      *[]store.Agent
+		count     *int
+	}{{1, &out.Speaking, &out.SpeakingCount}, {0, &out.Refusing, &out.RefusingCount}} {
+		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM agent_protocols WHERE hex = ? AND supported = ?`,
+			d.Hex(), side.supported).Scan(side.count); err != nil {
+			return out, mapErr(err)
+		}
+		rows, err := s.read.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id IN (
+			SELECT agent_id FROM agent_protocols WHERE hex = ? AND supported = ? ORDER BY agent_id LIMIT ?) ORDER BY id`,
+			d.Hex(), side.supported, store.MaxAgentsPerProtocol)
+		if err != nil {
+			return out, mapErr(err)
+		}
+		if *side.list, err = collectAgents(rows); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// SpeakerCounts counts the agents speaking each of ds.
+func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[protocol.Digest]int, error) {
+	if len(ds) > store.MaxResolve {
+		return nil, store.ErrInvalid.With("too many digests")
+	}
+	out := make(map[protocol.Digest]int, len(ds))
+	if len(ds) == 0 {
+		return out, nil
+	}
+	hexes := make([]string, len(ds))
+	for i, d := range ds {
+		hexes[i] = d.Hex()
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT hex, count(*) FROM agent_protocols
+		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, jsonText(hexes))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			hex string
+			n   int
+		)
+		if err := rows.Scan(&hex, &n); err != nil {
+			return nil, mapErr(err)
+		}
+		d, err := protocol.ParseDigest(hex)
+		if err != nil {
+			return nil, fmt.Errorf("corrupt agent hash %q", hex)
+		}
+		out[d] = n
+	}
+	return out, mapErr(rows.Err())
+}
+
+// DueAgents lists the agents whose crawl is due, most overdue first.
+func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]store.DueAgent, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, url FROM agents WHERE next_crawl_at <= ? ORDER BY next_crawl_at, id LIMIT ?`,
+		now.UnixMicro(), limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []store.DueAgent
+	for rows.Next() {
+		var a store.DueAgent
+		if err := rows.Scan(&a.ID, &a.URL); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}

@@ -1,0 +1,158 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// digestN is a made-up digest (agents may list hashes the store lacks).
+func digestN(n int) protocol.Digest {
+	var d protocol.Digest
+	d[0], d[19] = byte(n>>8), byte(n)
+	return d
+}
+
+func crawlOf(name string, kinds []string, supported []int, unsupported []int) store.AgentCrawl {
+	c := store.AgentCrawl{Name: name, Description: "the " + name + " agent", Kinds: kinds, WellKnownURL: "http://x/.wellknown"}
+	for _, n := range supported {
+		c.Supported = append(c.Supported, store.AgentProtocol{Digest: digestN(n), Sources: []string{fmt.Sprintf("http://src/%d", n)}})
+	}
+	for _, n := range unsupported {
+		c.Unsupported = append(c.Unsupported, digestN(n))
+	}
+	return c
+}
+
+func testAgents(t *testing.T, open Opener) {
+	s := open(t)
+	c := ctx(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	later := now.Add(time.Hour)
+
+	a, created, err := s.RegisterAgent(c, "http://weather.test/", now, crawlOf("Weather", []string{"weather"}, []int{1, 2}, []int{3}), later)
+	noErr(t, "RegisterAgent", err)
+	if !created || a.ID == 0 || a.Name != "Weather" || a.URL != "http://weather.test/" {
+		t.Fatalf("RegisterAgent = %+v, created %v", a, created)
+	}
+	if len(a.Supported) != 2 || len(a.Unsupported) != 1 || a.Supported[0].Sources[0] != "http://src/1" || a.Unsupported[0] != digestN(3) {
+		t.Fatalf("lists after register: %+v / %+v", a.Supported, a.Unsupported)
+	}
+	if a.LastSeen == nil || !sameTime(*a.LastSeen, now) || !sameTime(a.NextCrawl, later) || a.Failures != 0 {
+		t.Fatalf("crawl state after register: %+v", a)
+	}
+	again, created, err := s.RegisterAgent(c, "http://weather.test/", now, crawlOf("Weather 2", nil, []int{1}, nil), later)
+	noErr(t, "RegisterAgent again", err)
+	if created || again.ID != a.ID || again.Name != "Weather 2" || again.SupportedCount != 1 || len(again.Unsupported) != 0 {
+		t.Fatalf("registering a URL again: %+v, created %v", again, created)
+	}
+	noErr(t, "RecordCrawl", s.RecordCrawl(c, a.ID, now, crawlOf("Weather", []string{"weather", "forecast"}, []int{1, 2}, []int{3}), later))
+
+	b, _, err := s.RegisterAgent(c, "http://chat.test/", now, crawlOf("Chat Ünïcode", []string{"chat"}, []int{2}, []int{1}), now)
+	noErr(t, "RegisterAgent b", err)
+	d, _, err := s.RegisterAgent(c, "http://quiet.test/", now, crawlOf("Quiet", nil, nil, nil), later)
+	noErr(t, "RegisterAgent d", err)
+
+	list := func(q store.AgentQuery) []int64 {
+		t.Helper()
+		var ids []int64
+		for pages := 0; ; pages++ {
+			p, err := s.ListAgents(c, q)
+			noErr(t, "ListAgents", err)
+			for _, ag := range p.Agents {
+				if ag.Supported != nil {
+					t.Fatal("ListAgents carries the lists")
+				}
+				ids = append(ids, ag.ID)
+			}
+			if p.NextCursor == "" || pages > 10 {
+				return ids
+			}
+			q.Cursor = p.NextCursor
+		}
+	}
+	eq := func(what string, got []int64, want ...int64) {
+		t.Helper()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s = %v, want %v", what, got, want)
+		}
+	}
+	eq("all, pages of 1", list(store.AgentQuery{Limit: 1}), a.ID, b.ID, d.ID)
+	two := digestN(2)
+	eq("speaks 2", list(store.AgentQuery{Speaks: &two}), a.ID, b.ID)
+	one := digestN(1)
+	eq("speaks 1 (b refuses it)", list(store.AgentQuery{Speaks: &one}), a.ID)
+	eq("kind forecast", list(store.AgentQuery{Kind: "forecast"}), a.ID)
+	eq("text, case-folded beyond ASCII", list(store.AgentQuery{Text: "ÜNÏ"}), b.ID)
+	eq("text in URL", list(store.AgentQuery{Text: "quiet.TEST"}), d.ID)
+	eq("text with LIKE wildcards is literal", list(store.AgentQuery{Text: "%"}))
+	eq("speaks 2, kind chat", list(store.AgentQuery{Speaks: &two, Kind: "chat"}), b.ID)
+	if _, err := s.ListAgents(c, store.AgentQuery{Cursor: "bogus"}); !errors.Is(err, store.ErrInvalidCursor) {
+		t.Fatalf("bad cursor: %v", err)
+	}
+
+	pa, err := s.AgentsFor(c, one)
+	noErr(t, "AgentsFor", err)
+	if pa.SpeakingCount != 1 || pa.RefusingCount != 1 || pa.Speaking[0].ID != a.ID || pa.Refusing[0].ID != b.ID {
+		t.Fatalf("AgentsFor(1) = %+v", pa)
+	}
+	counts, err := s.SpeakerCounts(c, []protocol.Digest{one, two, digestN(3), digestN(99)})
+	noErr(t, "SpeakerCounts", err)
+	if counts[one] != 1 || counts[two] != 2 || counts[digestN(3)] != 0 || len(counts) != 2 {
+		t.Fatalf("SpeakerCounts = %v", counts)
+	}
+
+	due, err := s.DueAgents(c, now, 10)
+	noErr(t, "DueAgents", err)
+	if len(due) != 1 || due[0].ID != b.ID || due[0].URL != "http://chat.test/" {
+		t.Fatalf("DueAgents(now) = %+v, want only b", due)
+	}
+
+	// Failures keep the last good state; the third removes the agent.
+	for i := 1; i <= 3; i++ {
+		removed, err := s.RecordCrawlFailure(c, b.ID, later, "connection refused", later.Add(time.Hour), 3)
+		noErr(t, "RecordCrawlFailure", err)
+		if removed != (i == 3) {
+			t.Fatalf("failure %d: removed = %v", i, removed)
+		}
+		if i == 2 {
+			got, err := s.GetAgent(c, b.ID)
+			noErr(t, "GetAgent after failures", err)
+			if got.Failures != 2 || got.LastError != "connection refused" || got.Name != "Chat Ünïcode" ||
+				len(got.Supported) != 1 || !sameTime(*got.LastSeen, now) || !sameTime(*got.LastCrawled, later) {
+				t.Fatalf("after two failures: %+v", got)
+			}
+		}
+	}
+	if _, err := s.GetAgent(c, b.ID); !errors.Is(err, store.ErrAgentNotFound) {
+		t.Fatalf("GetAgent of a removed agent: %v", err)
+	}
+	pa, err = s.AgentsFor(c, one)
+	noErr(t, "AgentsFor after removal", err)
+	if pa.RefusingCount != 0 || len(pa.Refusing) != 0 {
+		t.Fatalf("a removed agent's lists stay: %+v", pa)
+	}
+	// A good crawl clears the failures.
+	_, err = s.RecordCrawlFailure(c, a.ID, later, "timeout", later, 3)
+	noErr(t, "RecordCrawlFailure a", err)
+	noErr(t, "RecordCrawl a", s.RecordCrawl(c, a.ID, later, crawlOf("Weather", nil, []int{1}, nil), later))
+	got, err := s.GetAgent(c, a.ID)
+	noErr(t, "GetAgent a", err)
+	if got.Failures != 0 || got.LastError != "" || !sameTime(*got.LastSeen, later) || len(got.Supported) != 1 {
+		t.Fatalf("a good crawl after a failure: %+v", got)
+	}
+	if err := s.RecordCrawl(c, 999999, now, store.AgentCrawl{}, now); !errors.Is(err, store.ErrAgentNotFound) {
+		t.Fatalf("RecordCrawl of an unknown agent: %v", err)
+	}
+	if _, err := s.RecordCrawlFailure(c, 999999, now, "x", now, 3); !errors.Is(err, store.ErrAgentNotFound) {
+		t.Fatalf("RecordCrawlFailure of an unknown agent: %v", err)
+	}
+	tooMany := store.AgentCrawl{Supported: make([]store.AgentProtocol, store.MaxAgentProtocols+1)}
+	if _, _, err := s.RegisterAgent(c, "http://big.test/", now, tooMany, now); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a crawl over the limits: %v", err)
+	}
+}
