@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/protocol"
 )
 
 // senderLLM is the sender's model (nil when no endpoint is configured).
@@ -88,7 +89,7 @@ func negotiate(ctx context.Context, client *http.Client, llm agora.Completer, ta
 	if err != nil {
 		return agora.Candidate{}, nil, false, fmt.Errorf("negotiation with %s: %w", target, err)
 	}
-	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %d rounds\n", agreed.Digest.Hex(), agreed.Meta.Name, agreed.Rounds)
+	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %d rounds\n", agreed.Digest.Hex(), protocol.CleanTitle(agreed.Meta.Name), agreed.Rounds)
 	sources, err := agora.PublishAgreed(ctx, agreed.Document, regs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "note:", err, "- sending the document inline")
