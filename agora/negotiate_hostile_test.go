@@ -94,3 +94,30 @@ func TestListedCandidatesTriesAtMostLimit(t *testing.T) {
 		t.Fatalf("the sender made %d fetches for a limit of %d candidates (2 sources each)", n, limit)
 	}
 }
+
+// One client negotiating again and again adopts at most
+// MaxAdoptedPerClient protocols: the lifetime budget stays for the others.
+func TestOneClientCannotTakeTheAdoptionBudget(t *testing.T) {
+	ctx := context.Background()
+	bobLLM := newScriptedLLM(t, func([]Message) string { return "ok" })
+	bob, url := startBob(t, agentSetup{Options: Options{Name: "bob", LLM: bobLLM.llm()}})
+	for i := 0; i < MaxAdoptedPerClient+3; i++ {
+		alice := newScriptedLLM(t, aliceScript)
+		if _, err := (&Negotiator{LLM: alice.llm()}).Negotiate(ctx, url, weatherTask()); err != nil {
+			t.Fatal(err)
+		}
+		doc := []byte(agreedDoc + "\n\nVariant " + strings.Repeat("i", i+1) + ".\n")
+		sums, err := Hash(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash := sums.SHA1.Hex()
+		r, err := Send(ctx, http.DefaultClient, url, Outgoing{ProtocolHash: &hash, ProtocolSources: []string{DataURI(doc)}, Body: "{}"})
+		if err != nil || r.Status != StatusSuccess {
+			t.Fatalf("use %d: %+v, %v", i, r, err)
+		}
+	}
+	if n := len(bob.Supported()); n != MaxAdoptedPerClient {
+		t.Fatalf("one client adopted %d protocols, want %d", n, MaxAdoptedPerClient)
+	}
+}

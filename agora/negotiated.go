@@ -27,6 +27,11 @@ const (
 // adopts (lists, and keeps a routine for) in its lifetime.
 const DefaultMaxNegotiated = 100
 
+// MaxAdoptedPerClient bounds the adoptions one client (see clientKey)
+// earns, so one sender negotiating again and again cannot take the whole
+// lifetime budget (and the negotiation prompt's list) from the others.
+const MaxAdoptedPerClient = 5
+
 // maxListedInPrompt bounds the protocols described to the negotiating
 // model, so the prompt's size does not grow with the agent's table.
 const maxListedInPrompt = 50
@@ -90,7 +95,7 @@ func (a *Handler) adoptsNegotiated(client string) bool {
 	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	return a.adopted < a.cfg.MaxNegotiated
+	return a.adopted < a.cfg.MaxNegotiated && a.adoptedBy[client] < MaxAdoptedPerClient
 }
 
 // adopt registers the LLM for a negotiated protocol and advertises the
@@ -107,11 +112,12 @@ func (a *Handler) adopt(client string, d Digest, doc Resolved, sources []string)
 		}
 	}
 	a.mu.Lock()
-	if a.adopted >= a.cfg.MaxNegotiated || a.routines[d] != nil || a.unsupported[d] {
+	if a.adopted >= a.cfg.MaxNegotiated || a.adoptedBy[client] >= MaxAdoptedPerClient || a.routines[d] != nil || a.unsupported[d] {
 		a.mu.Unlock()
 		return
 	}
 	a.adopted++
+	a.adoptedBy[client]++ // at most MaxNegotiated entries: each holds an adoption
 	a.mu.Unlock()
 	a.Handle(d, a.llm, advertised...)
 	a.noteDocument(d, doc.Document)
