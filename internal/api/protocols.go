@@ -103,9 +103,13 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
-	d, sub, err := param.PathHashSub(c, subVersions, subHistory)
+	d, sub, err := param.PathHashSub(c, subVersions, subHistory, subStatus)
 	if err != nil {
 		return err
+	}
+	if sub == subStatus {
+		c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
+		return echo.ErrMethodNotAllowed
 	}
 	if sub == subHistory {
 		return s.protocolHistory(c, d)
