@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -164,4 +165,38 @@ func catalogCursor(t *testing.T, s *Server, publisher string) string {
 		t.Fatalf("%s has one page only", publisher)
 	}
 	return page.NextCursor
+}
+
+// Two deprecations naming each other, sent at once, cannot both pass the
+// cycle check: at most one of the pair ends deprecated (both engines).
+func TestConcurrentDeprecationsMakeNoCycle(t *testing.T) {
+	for _, engine := range Engines {
+		t.Run(engine, func(t *testing.T) {
+			s := Start(t, Options{Engine: engine})
+			ctx := context.Background()
+			if _, err := s.Svc.CreatePublisher(ctx, "alice", ""); err != nil {
+				t.Fatal(err)
+			}
+			tok, err := s.Svc.CreatePublisherToken(ctx, "alice", "alice-publish", []store.Scope{store.ScopePublish})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deprecate := func(d, by string) {
+				do(t, nil, "POST", s.URL+"/api/v1/protocols/"+d+"/status", map[string]string{"Authorization": "Bearer " + tok.Secret, "Content-Type": "application/json"},
+					strings.NewReader(`{"status":"deprecated","replacement":"`+by+`"}`))
+			}
+			for i := 0; i < 20; i++ {
+				x := publishAs(t, s, tok.Secret, fmt.Sprintf("---\nname: x\n---\nx %d", i))
+				y := publishAs(t, s, tok.Secret, fmt.Sprintf("---\nname: y\n---\ny %d", i))
+				var wg sync.WaitGroup
+				wg.Add(2)
+				go func() { defer wg.Done(); deprecate(x, y) }()
+				go func() { defer wg.Done(); deprecate(y, x) }()
+				wg.Wait()
+				if strings.HasPrefix(lifecycleOf(t, s, x), "deprecated") && strings.HasPrefix(lifecycleOf(t, s, y), "deprecated") {
+					t.Fatalf("round %d: %s and %s replace each other", i, x, y)
+				}
+			}
+		})
+	}
 }
