@@ -73,7 +73,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 		}
 		if choice, err = chooseByLLM(ctx, llm, wk, candidates, registries, regs, ts, cfg.MaxChecks); err != nil && cfg.Negotiate {
 			var multi bool
-			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, cfg.MaxRounds); err != nil {
+			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, cfg.MaxRounds, *publish); err != nil {
 				return err
 			}
 			choice.Reason, tx.Multiround = "negotiated with the target", tx.Multiround || multi
