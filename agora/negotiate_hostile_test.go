@@ -121,3 +121,40 @@ func TestOneClientCannotTakeTheAdoptionBudget(t *testing.T) {
 		t.Fatalf("one client adopted %d protocols, want %d", n, MaxAdoptedPerClient)
 	}
 }
+
+// An adopted protocol whose document came inline and is large is listed
+// without a source: a sender cannot make every GET of the well-known
+// documents carry its megabyte (nor push them past readers' limits).
+func TestAdoptedLargeInlineDocumentIsNotAdvertisedInline(t *testing.T) {
+	ctx := context.Background()
+	bobLLM := newScriptedLLM(t, func([]Message) string { return "ok" })
+	bob, url := startBob(t, agentSetup{Options: Options{Name: "bob", LLM: bobLLM.llm()}})
+	alice := newScriptedLLM(t, aliceScript)
+	if _, err := (&Negotiator{LLM: alice.llm()}).Negotiate(ctx, url, weatherTask()); err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(agreedDoc + "\n\n" + strings.Repeat("Padding the document to a large size. ", 200<<10/38) + "\n")
+	sums, err := Hash(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sums.SHA1.Hex()
+	r, err := Send(ctx, http.DefaultClient, url, Outgoing{ProtocolHash: &hash, ProtocolSources: []string{DataURI(doc)}, Body: "{}"})
+	if err != nil || r.Status != StatusSuccess {
+		t.Fatalf("use: %+v, %v", r, err)
+	}
+	if !adoptedListed(bob, sums.SHA1) {
+		t.Fatal("the negotiated protocol was not adopted")
+	}
+	for _, path := range []string{"/.wellknown", "/wellknown", "/.well-known/agora"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if len(body) > 16<<10 {
+			t.Errorf("%s is %d bytes after adopting one large inline document", path, len(body))
+		}
+	}
+}

@@ -98,13 +98,24 @@ func (a *Handler) adoptsNegotiated(client string) bool {
 	return a.adopted < a.cfg.MaxNegotiated && a.adoptedBy[client] < MaxAdoptedPerClient
 }
 
+// maxAdvertisedInline bounds the document an adopted protocol is
+// advertised with as a data: URI. Every GET of a well-known document
+// encodes every advertised source, so large inline documents a sender
+// chose would make each of those cheap requests cost megabytes (and push
+// the listing past what readers take).
+const maxAdvertisedInline = 8 << 10
+
 // adopt registers the LLM for a negotiated protocol and advertises the
-// source it was verified from when that is a URL, else a data: URI.
+// source it was verified from when that is a URL, else a data: URI of a
+// document of at most maxAdvertisedInline bytes, else no source.
 func (a *Handler) adopt(client string, d Digest, doc Resolved, sources []string) {
 	if !a.negotiators.take(client, a.convs.now()) {
 		return
 	}
-	advertised := []string{DataURI(doc.Document)}
+	var advertised []string
+	if len(doc.Document) <= maxAdvertisedInline {
+		advertised = []string{DataURI(doc.Document)}
+	}
 	for _, s := range sources {
 		if s == doc.Origin && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) {
 			advertised = []string{s}
@@ -121,7 +132,11 @@ func (a *Handler) adopt(client string, d Digest, doc Resolved, sources []string)
 	a.mu.Unlock()
 	a.Handle(d, a.llm, advertised...)
 	a.noteDocument(d, doc.Document)
-	a.log.Info("negotiated protocol adopted", "hash", d.Hex(), "source", advertised[0][:min(len(advertised[0]), 200)])
+	source := "none"
+	if len(advertised) > 0 {
+		source = advertised[0][:min(len(advertised[0]), 200)]
+	}
+	a.log.Info("negotiated protocol adopted", "hash", d.Hex(), "source", source)
 }
 
 // noteDocument keeps what a document's front matter says, to describe the
