@@ -165,9 +165,16 @@ func (c *Fetcher) Do(req *http.Request, maxBytes int) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, ErrFetchStatus.With(fmt.Sprintf("the server answered %s", resp.Status))
+		return nil, ErrFetchStatus.With(fmt.Sprintf("the server answered %s", statusLine(resp)))
 	}
 	return readLimited(resp.Body, maxBytes)
+}
+
+// statusLine is resp's status code with Go's text for it, never the
+// reason phrase the server wrote: that is a stranger's bytes (escape
+// sequences included) and ends up in errors printed to terminals.
+func statusLine(resp *http.Response) string {
+	return fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 }
 
 // readLimited reads all of r, refusing more than maxBytes (one extra byte is

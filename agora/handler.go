@@ -27,6 +27,7 @@ type Handler struct {
 	unsupported map[Digest]bool
 	meta        map[Digest]ProtocolMeta // front matter of the documents held, for the negotiation prompt
 	adopted     int                     // negotiated protocols adopted so far
+	adoptedBy   map[string]int          // and by each client
 	negotiators *negotiators
 }
 
@@ -65,6 +66,7 @@ func NewHandler(o Options) (*Handler, error) {
 		advertised:  map[Digest][]string{},
 		unsupported: map[Digest]bool{},
 		meta:        map[Digest]ProtocolMeta{},
+		adoptedBy:   map[string]int{},
 		negotiators: newNegotiators(o.Conversations.Max, o.Conversations.IdleExpiry),
 	}
 	mux := http.NewServeMux()

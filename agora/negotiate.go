@@ -84,12 +84,17 @@ func (n *Negotiator) Negotiate(ctx context.Context, target string, task TaskSche
 	other := NegotiationOpening
 	for round := 1; round <= rounds; round++ {
 		msgs = append(msgs, Message{Role: "user", Content: other})
+		// The target's reply counts before the model sees it, so no call
+		// carries more than maxBytes whatever the target sends.
+		if size += len(other); size > maxBytes {
+			return Negotiated{}, ErrTranscriptTooLarge.With(fmt.Sprintf("the negotiation's transcript passed %d bytes in round %d (the target's message)", maxBytes, round))
+		}
 		mine, err := n.LLM.Complete(ctx, msgs)
 		if err != nil {
 			return Negotiated{}, err
 		}
 		msgs = append(msgs, Message{Role: "assistant", Content: mine})
-		if size += len(other) + len(mine); size > maxBytes {
+		if size += len(mine); size > maxBytes {
 			return Negotiated{}, ErrTranscriptTooLarge.With(fmt.Sprintf("the negotiation's transcript passed %d bytes after %d rounds", maxBytes, round))
 		}
 		if doc, ok := ExtractFinalProtocol(mine); ok {
@@ -128,7 +133,7 @@ func (n *Negotiator) say(ctx context.Context, client *http.Client, target string
 			if reply.ConversationID != "" {
 				*conversationID = reply.ConversationID
 			}
-			return "", ErrNegotiationRefused.With(fmt.Sprintf("%s did not open a negotiation: %s %s", RedactURL(target), reply.Status, replyText(reply)))
+			return "", ErrNegotiationRefused.With(fmt.Sprintf("%s did not open a negotiation: %s %q", RedactURL(target), reply.Status, clip(replyText(reply))))
 		}
 		*conversationID = reply.ConversationID
 		return reply.Body, nil

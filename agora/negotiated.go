@@ -27,6 +27,11 @@ const (
 // adopts (lists, and keeps a routine for) in its lifetime.
 const DefaultMaxNegotiated = 100
 
+// MaxAdoptedPerClient bounds the adoptions one client (see clientKey)
+// earns, so one sender negotiating again and again cannot take the whole
+// lifetime budget (and the negotiation prompt's list) from the others.
+const MaxAdoptedPerClient = 5
+
 // maxListedInPrompt bounds the protocols described to the negotiating
 // model, so the prompt's size does not grow with the agent's table.
 const maxListedInPrompt = 50
@@ -90,16 +95,27 @@ func (a *Handler) adoptsNegotiated(client string) bool {
 	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	return a.adopted < a.cfg.MaxNegotiated
+	return a.adopted < a.cfg.MaxNegotiated && a.adoptedBy[client] < MaxAdoptedPerClient
 }
 
+// maxAdvertisedInline bounds the document an adopted protocol is
+// advertised with as a data: URI. Every GET of a well-known document
+// encodes every advertised source, so large inline documents a sender
+// chose would make each of those cheap requests cost megabytes (and push
+// the listing past what readers take).
+const maxAdvertisedInline = 8 << 10
+
 // adopt registers the LLM for a negotiated protocol and advertises the
-// source it was verified from when that is a URL, else a data: URI.
+// source it was verified from when that is a URL, else a data: URI of a
+// document of at most maxAdvertisedInline bytes, else no source.
 func (a *Handler) adopt(client string, d Digest, doc Resolved, sources []string) {
 	if !a.negotiators.take(client, a.convs.now()) {
 		return
 	}
-	advertised := []string{DataURI(doc.Document)}
+	var advertised []string
+	if len(doc.Document) <= maxAdvertisedInline {
+		advertised = []string{DataURI(doc.Document)}
+	}
 	for _, s := range sources {
 		if s == doc.Origin && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) {
 			advertised = []string{s}
@@ -107,15 +123,20 @@ func (a *Handler) adopt(client string, d Digest, doc Resolved, sources []string)
 		}
 	}
 	a.mu.Lock()
-	if a.adopted >= a.cfg.MaxNegotiated || a.routines[d] != nil || a.unsupported[d] {
+	if a.adopted >= a.cfg.MaxNegotiated || a.adoptedBy[client] >= MaxAdoptedPerClient || a.routines[d] != nil || a.unsupported[d] {
 		a.mu.Unlock()
 		return
 	}
 	a.adopted++
+	a.adoptedBy[client]++ // at most MaxNegotiated entries: each holds an adoption
 	a.mu.Unlock()
 	a.Handle(d, a.llm, advertised...)
 	a.noteDocument(d, doc.Document)
-	a.log.Info("negotiated protocol adopted", "hash", d.Hex(), "source", advertised[0][:min(len(advertised[0]), 200)])
+	source := "none"
+	if len(advertised) > 0 {
+		source = advertised[0][:min(len(advertised[0]), 200)]
+	}
+	a.log.Info("negotiated protocol adopted", "hash", d.Hex(), "source", source)
 }
 
 // noteDocument keeps what a document's front matter says, to describe the

@@ -27,7 +27,7 @@ func getJSON(ctx context.Context, client *http.Client, u string) ([]byte, error)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s", u, resp.Status)
+		return nil, fmt.Errorf("%s answered %s", u, statusLine(resp))
 	}
 	return readLimited(resp.Body, maxReplyBytes)
 }
@@ -244,7 +244,7 @@ func post(ctx context.Context, client *http.Client, method, u string, payload []
 	}
 	reply, err := ParseReply(raw)
 	if err != nil {
-		return reply, fmt.Errorf("%s %s answered %s: %w", method, u, resp.Status, err)
+		return reply, fmt.Errorf("%s %s answered %s: %w", method, u, statusLine(resp), err)
 	}
 	return reply, nil
 }

@@ -139,9 +139,11 @@ func RegistryCandidates(ctx context.Context, reg *Registry, task string, limit i
 	return out, nil
 }
 
-// ListedCandidates obtains, through r (verified, not cached), the documents
-// of up to limit protocols the target lists, in hex order, for
-// JudgeCandidates; those that cannot be obtained are skipped.
+// ListedCandidates tries to obtain, through r (verified, not cached), the
+// documents of the first limit protocols the target lists, in hex order,
+// for JudgeCandidates; those that cannot be obtained are skipped. Only
+// limit are tried, so a target listing thousands of unobtainable hashes
+// cannot turn the sender into a fetcher of their sources.
 func ListedCandidates(ctx context.Context, r *Resolver, wk WellKnownInfo, limit int) []Candidate {
 	if limit <= 0 {
 		limit = DefaultMaxSuitabilityChecks
@@ -152,8 +154,8 @@ func ListedCandidates(ctx context.Context, r *Resolver, wk WellKnownInfo, limit 
 	}
 	sort.Slice(hashes, func(i, j int) bool { return hashes[i].Hex() < hashes[j].Hex() })
 	var out []Candidate
-	for _, d := range hashes {
-		if len(out) == limit {
+	for i, d := range hashes {
+		if i == limit {
 			break
 		}
 		doc, err := r.ResolveTransient(ctx, d, wk.Supported[d])

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/protocol"
 )
 
 // senderLLM is the sender's model (nil when no endpoint is configured).
@@ -79,16 +80,21 @@ func senderResolver(registries []string) (*agora.Resolver, error) {
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
-// negotiate agrees on a protocol with the target, publishes it and returns
-// it as a candidate with its sources.
+// negotiate agrees on a protocol with the target, publishes it when
+// publish is set and returns it as a candidate with its sources. Without
+// publish the document goes inline: its text was written by a model the
+// target talked to, and publishing is permanent and under our name.
 func negotiate(ctx context.Context, client *http.Client, llm agora.Completer, target string, ts agora.TaskSchema,
-	regs []*agora.Registry, rounds int) (agora.Candidate, []string, bool, error) {
+	regs []*agora.Registry, rounds int, publish bool) (agora.Candidate, []string, bool, error) {
 	n := &agora.Negotiator{LLM: llm, Client: client, MaxRounds: rounds}
 	agreed, err := n.Negotiate(ctx, target, ts)
 	if err != nil {
 		return agora.Candidate{}, nil, false, fmt.Errorf("negotiation with %s: %w", target, err)
 	}
-	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %d rounds\n", agreed.Digest.Hex(), agreed.Meta.Name, agreed.Rounds)
+	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %d rounds\n", agreed.Digest.Hex(), protocol.CleanTitle(agreed.Meta.Name), agreed.Rounds)
+	if !publish {
+		regs = nil
+	}
 	sources, err := agora.PublishAgreed(ctx, agreed.Document, regs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "note:", err, "- sending the document inline")

@@ -73,7 +73,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 		}
 		if choice, err = chooseByLLM(ctx, llm, wk, candidates, registries, regs, ts, cfg.MaxChecks); err != nil && cfg.Negotiate {
 			var multi bool
-			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, cfg.MaxRounds); err != nil {
+			if choice.Candidate, sources, multi, err = negotiate(ctx, client, llm, *to, ts, regs, cfg.MaxRounds, *publish); err != nil {
 				return err
 			}
 			choice.Reason, tx.Multiround = "negotiated with the target", tx.Multiround || multi
@@ -89,7 +89,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 			sources = agora.SourcesFor(ctx, choice.Candidate, regs, *publish)
 		}
 		tx.ProtocolSources = sources
-		fmt.Fprintf(std.Stderr, "protocol %s (%s): %s\n", hash, choice.Candidate.Title, choice.Reason)
+		fmt.Fprintf(std.Stderr, "protocol %s (%s): %s\n", hash, protocol.CleanTitle(choice.Candidate.Title), choice.Reason)
 	case *natural:
 		fmt.Fprintln(std.Stderr, "no protocol chosen: sending natural language")
 	default:
@@ -175,7 +175,7 @@ func printReply(std *cli.IO, r agora.Reply, err error) error {
 	}
 	fmt.Fprintln(std.Stdout, r.Body)
 	if r.ConversationID != "" {
-		fmt.Fprintln(std.Stderr, "conversationId:", r.ConversationID)
+		fmt.Fprintln(std.Stderr, "conversationId:", protocol.CleanTitle(r.ConversationID)) // the target's text: no escapes to the terminal
 	}
 	if r.Status != agora.StatusSuccess {
 		msg, _ := json.Marshal(r.Error)

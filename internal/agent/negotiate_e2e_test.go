@@ -69,7 +69,7 @@ func TestNegotiationEndToEnd(t *testing.T) {
 	send := func() (string, string) {
 		cmd := exec.Command(agentBin, "send", "--to", bob, "--registry", registry,
 			"--task", "Get the weather at a place on a day", "--input-schema", in, "--output-schema", out,
-			"--negotiate", "--body", `{"location": "Paris", "date": "2025-01-01"}`)
+			"--negotiate", "--publish", "--body", `{"location": "Paris", "date": "2025-01-01"}`)
 		cmd.Env = append(os.Environ(), "AGENT_LLM_BASE_URL="+aliceLLM.BaseURL(), "AGENT_LLM_MODEL=scripted")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

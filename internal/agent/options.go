@@ -79,7 +79,7 @@ func (s *SendConfig) Options() []config.Option {
 		{Flag: "task", Usage: "words describing the task, matched against protocol metadata", Value: config.Text(&s.Task)},
 		{Flag: "protocol", Usage: "a protocol we implement: a document file or a hash, repeatable, in order of preference", Value: config.Paths(&s.Protocols)},
 		registriesOption(&s.Registries),
-		{Flag: "publish", Default: "false", Usage: "publish the chosen document to the first registry if it is not there yet (token in AGENT_REGISTRY_TOKEN)", Value: config.Bool(&s.Publish)},
+		{Flag: "publish", Default: "false", Usage: "publish the chosen or negotiated document to the first registry if it is not there yet (token in AGENT_REGISTRY_TOKEN); without it a negotiated one goes inline", Value: config.Bool(&s.Publish)},
 		{Flag: "natural", Default: "false", Usage: "send a natural-language request (protocolHash null) when no protocol fits", Value: config.Bool(&s.Natural)},
 		{Flag: "multiround", Default: "false", Usage: "open a multi-round conversation", Value: config.Bool(&s.Multi)},
 		{Flag: "conversation", Usage: "continue this conversation instead of starting a transaction", Value: config.Text(&s.Conversation)},

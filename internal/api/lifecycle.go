@@ -35,12 +35,15 @@ type statusJSON struct {
 
 // postProtocolSub answers POST /api/v1/protocols/{hash}/status.
 func (s *Server) postProtocolSub(c echo.Context) error {
-	d, sub, err := param.PathHashSub(c, subStatus)
+	// Every sub-resource is named, so POST to one that is only read says
+	// so (405) instead of reading ".../history" as a malformed hash.
+	d, sub, err := param.PathHashSub(c, subStatus, subVersions, subHistory)
 	if err != nil {
 		return err
 	}
 	if sub != subStatus {
-		return echo.ErrNotFound
+		c.Response().Header().Set(echo.HeaderAllow, http.MethodGet)
+		return echo.ErrMethodNotAllowed
 	}
 	body, err := readBody(c)
 	if err != nil {

@@ -103,11 +103,14 @@ func (s *Server) publishProtocol(c echo.Context) error {
 }
 
 func (s *Server) getProtocol(c echo.Context) error {
-	d, sub, err := param.PathHashSub(c, subVersions, subHistory, subAgents)
+	d, sub, err := param.PathHashSub(c, subVersions, subHistory, subAgents, subStatus)
 	if err != nil {
 		return err
 	}
 	switch sub {
+	case subStatus:
+		c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
+		return echo.ErrMethodNotAllowed
 	case subHistory:
 		return s.protocolHistory(c, d)
 	case subAgents:

@@ -31,9 +31,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 // the same errors as a flag; an unknown key is an error, so a typo cannot
 // silently leave a default in place.
 func ApplyFile(path string, opts []Option) error {
-	raw, err := os.ReadFile(path)
+	raw, err := readFile(path)
 	if err != nil {
-		return fmt.Errorf("reading config: %w", err)
+		return err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
@@ -54,6 +54,27 @@ func ApplyFile(path string, opts []Option) error {
 		}
 	}
 	return f.mapping("", doc.Content[0])
+}
+
+// MaxFileBytes bounds a config file: real ones are a few KiB, and a path
+// to a device (/dev/zero) or a runaway generated file must fail, not fill
+// memory.
+const MaxFileBytes = 1 << 20
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	if len(raw) > MaxFileBytes {
+		return nil, fmt.Errorf("config file %s is larger than %d bytes", path, MaxFileBytes)
+	}
+	return raw, nil
 }
 
 type fileWalk struct {

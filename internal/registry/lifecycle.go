@@ -76,6 +76,11 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 			"; only its tokens or an administrator may change its status")
 	}
 	if r.Replacement != nil {
+		// Checked and written under one lock: two deprecations naming each
+		// other would each pass the check alone and make a cycle. (One
+		// process only; replicas sharing PostgreSQL do not share it.)
+		s.replacing.Lock()
+		defer s.replacing.Unlock()
 		if err := s.checkReplacement(ctx, d, *r.Replacement); err != nil {
 			return store.Entry{}, err
 		}

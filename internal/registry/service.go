@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -46,6 +47,9 @@ type Service struct {
 	cfg   Config
 	cache *rawCache
 	log   *slog.Logger
+	// replacing serialises deprecations that name a replacement, so two
+	// at once cannot both pass the cycle check (lifecycle.go).
+	replacing sync.Mutex
 	touchState
 }
 
