@@ -204,6 +204,14 @@ func (s *Server) routes() {
 	v1.GET("/tags", s.tags)
 	v1.GET("/stats", s.stats)
 	v1.GET("/openapi.json", s.openAPI)
+	v1.GET("/changes", s.changes)
+
+	// The transparency log, at sum.golang.org's paths under /log.
+	e.GET("/log/checkpoint", s.logCheckpoint)
+	e.GET("/log/tile/*", s.logTile)
+	e.GET("/log/lookup/*", s.logLookup)
+	e.GET("/log/record/:id", s.logRecord)
+	e.GET("/.well-known/agora", s.wellKnown)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

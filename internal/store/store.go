@@ -297,6 +297,7 @@ type Tokens interface {
 type Store interface {
 	Documents
 	Tokens
+	Log
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

@@ -1,0 +1,76 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// Log answers are small: a checkpoint or a record is a few hundred bytes,
+// a tile at most 256 hashes (8 KiB) or 256 records.
+const maxLogBytes = 1 << 20
+
+// logGet fetches one /log answer.
+func (c *Client) logGet(ctx context.Context, path string) ([]byte, error) {
+	req, err := c.request(ctx, http.MethodGet, path, nil, "", "text/plain, application/octet-stream")
+	if err != nil {
+		return nil, err
+	}
+	_, body, err := c.do(req, maxLogBytes)
+	return body, err
+}
+
+// LogCheckpoint is the registry's latest signed checkpoint (unverified).
+func (c *Client) LogCheckpoint(ctx context.Context) ([]byte, error) {
+	return c.logGet(ctx, "/log/checkpoint")
+}
+
+// LogTile is one tile at path (tlog.Tile.Path) (unverified).
+func (c *Client) LogTile(ctx context.Context, path string) ([]byte, error) {
+	if strings.Contains(path, "..") || strings.HasPrefix(path, "/") {
+		return nil, ErrBadBase.With("not a tile path")
+	}
+	return c.logGet(ctx, "/log/"+path)
+}
+
+// LogLookup is the record and checkpoint of a document (unverified).
+func (c *Client) LogLookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	return c.logGet(ctx, "/log/lookup/"+d.Hex())
+}
+
+// LogRecord is one record's text (unverified).
+func (c *Client) LogRecord(ctx context.Context, id int64) ([]byte, error) {
+	return c.logGet(ctx, "/log/record/"+strconv.FormatInt(id, 10))
+}
+
+// WellKnown is the registry's self-description.
+type WellKnown struct {
+	Name           string   `json:"name"`
+	Version        string   `json:"version"`
+	APIBase        string   `json:"apiBase"`
+	RawURLTemplate string   `json:"rawUrlTemplate"`
+	HashSpellings  []string `json:"hashSpellings"`
+	Changes        string   `json:"changes"`
+	Log            *struct {
+		Origin      string `json:"origin"`
+		VerifierKey string `json:"verifierKey"`
+		Checkpoint  string `json:"checkpoint"`
+		Tiles       string `json:"tiles"`
+		Lookup      string `json:"lookup"`
+		Record      string `json:"record"`
+	} `json:"log"`
+}
+
+// WellKnown reads /.well-known/agora.
+func (c *Client) WellKnown(ctx context.Context) (WellKnown, error) {
+	req, err := c.request(ctx, http.MethodGet, "/.well-known/agora", nil, "", "application/json")
+	if err != nil {
+		return WellKnown{}, err
+	}
+	var w WellKnown
+	_, err = c.doJSON(req, &w)
+	return w, err
+}
