@@ -11,6 +11,7 @@ import (
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 func init() {
@@ -56,6 +57,15 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	key, err := translog.LoadKey(ctx, st, cfg.LogKeyFile, cfg.EffectiveLogOrigin())
+	if err != nil {
+		return err
+	}
+	tlog := translog.New(st, key, log)
+	logCtx, stopLog := context.WithCancel(ctx)
+	logDone := make(chan struct{})
+	go func() { tlog.Run(logCtx, translog.DefaultPollInterval); close(logDone) }()
+	defer func() { stopLog(); <-logDone }() // before the store closes
 	svc := registry.New(st, registry.Config{
 		PublicURL:        cfg.EffectivePublicURL(),
 		MaxDocumentBytes: cfg.MaxDocumentBytes,
@@ -63,6 +73,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		CacheTTL:         cfg.CacheTTL,
 		Upstream:         up,
 		Logger:           log,
+		Log:              tlog,
 	})
 	if embedded && !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
@@ -98,7 +109,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		DemoListLimit: cfg.DemoListLimit,
 	}, opts...)
 	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
-		"loopbackRateLimited", !cfg.LoopbackUnlimited())
+		"loopbackRateLimited", !cfg.LoopbackUnlimited(), "logOrigin", tlog.Origin(), "logKey", tlog.VerifierKey())
 	return srv.Run(ctx, ln)
 }
 

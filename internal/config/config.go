@@ -86,7 +86,7 @@ func (e *EnvError) Unwrap() error { return e.Err }
 func Describe() []Option {
 	var all []Option
 	seen := map[string]bool{}
-	for _, set := range [][]Option{(&Serve{}).Options(), (&Client{}).Options(), (&Database{}).Options(), (&Import{}).Options(), (&Healthcheck{}).Options()} {
+	for _, set := range [][]Option{(&Serve{}).Options(), (&Client{}).Options(), (&Database{}).Options(), (&Import{}).Options(), (&Healthcheck{}).Options(), (&Verify{}).Options()} {
 		for _, o := range set {
 			if !seen[o.Flag] {
 				seen[o.Flag] = true

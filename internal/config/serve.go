@@ -3,6 +3,7 @@ package config
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -76,6 +77,13 @@ type Serve struct {
 	PprofAddr string
 	// DemoListLimit caps one answer of the paper demo's GET / list.
 	DemoListLimit int
+
+	// LogKeyFile holds the transparency log's note signing key; empty:
+	// the key stored in the database (generated on first start).
+	LogKeyFile string
+	// LogOrigin names a log whose key is generated; empty: the public
+	// URL's host.
+	LogOrigin string
 }
 
 // Options lists every option of `registry serve`.
@@ -111,6 +119,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", value: sizeValue{&c.MemoryBudget, 0, 1 << 40}},
 		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", value: sizeValue{&c.MemoryLimit, 0, 1 << 40}},
 		{Flag: "demo-list-limit", Env: "REGISTRY_DEMO_LIST_LIMIT", Default: "10000", Usage: "entries one answer of the paper demo's JSON list (GET /, every listed document oldest first) holds at most; past it a Link: <…>; rel=\"next\" header continues the list", value: intValue{&c.DemoListLimit, 1, 1000000}},
+		{Flag: "log-key-file", Env: "REGISTRY_LOG_KEY_FILE", Default: "", Usage: "file holding the transparency log's signing key (a note signer key, PRIVATE+KEY+origin+…); empty means the key stored in the database, generated on first start (docs/operations.md, key custody)", value: stringValue{&c.LogKeyFile}},
+		{Flag: "log-origin", Env: "REGISTRY_LOG_ORIGIN", Default: "", Usage: "name (origin line) of the transparency log when its key is generated on first start; empty means the public URL's host; a stored or given key keeps its own name", value: stringValue{&c.LogOrigin}},
 		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", value: stringValue{&c.PprofAddr}},
 	}...)
 }
@@ -131,6 +141,18 @@ func (c *Serve) EffectivePublicURL() string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// EffectiveLogOrigin is LogOrigin, or the public URL's host (with port).
+func (c *Serve) EffectiveLogOrigin() string {
+	if c.LogOrigin != "" {
+		return c.LogOrigin
+	}
+	u, err := url.Parse(c.EffectivePublicURL())
+	if err != nil || u.Host == "" {
+		return "agora-registry"
+	}
+	return u.Host
 }
 
 // LoopbackUnlimited reports whether loopback clients skip the rate limits:

@@ -53,6 +53,7 @@ func registryGroups() []struct {
 		{"Database", "serve, migrate, token, export, import", (&config.Database{}).Options()},
 		{"Server", "serve (healthcheck reads `--addr` too, import `--max-document-bytes`)", serverOnly()},
 		{"Client", "publish, get", (&config.Client{}).Options()},
+		{"Verify", "verify", (&config.Verify{}).Options()},
 	}
 }
 

@@ -55,7 +55,9 @@ func ParseKey(skey string) (Key, error) {
 	}
 	// note offers no public half of a signer; the key's last field is the
 	// algorithm byte (1: Ed25519) and the seed.
-	raw, err := base64.StdEncoding.DecodeString(skey[strings.LastIndexByte(skey, '+')+1:])
+	// (The name holds no '+'; the key's base64 may.)
+	fields := strings.SplitN(skey, "+", 5)
+	raw, err := base64.StdEncoding.DecodeString(fields[len(fields)-1])
 	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != 1 {
 		return Key{}, fmt.Errorf("the log key is not an Ed25519 note key")
 	}
