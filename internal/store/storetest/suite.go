@@ -50,6 +50,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
 	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
+	t.Run("Log", func(t *testing.T) { testLog(t, open) })
+	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the
