@@ -35,15 +35,21 @@ func LoadKey(ctx context.Context, src KeySource, keyFile, origin string) (Key, e
 		skey = strings.TrimSpace(string(b))
 	} else {
 		var err error
-		skey, err = src.LogSigningKey(ctx, func() (string, error) {
-			skey, _, err := note.GenerateKey(rand.Reader, origin)
-			return skey, err
-		})
+		skey, err = src.LogSigningKey(ctx, func() (string, error) { return GenerateKey(origin) })
 		if err != nil {
 			return Key{}, fmt.Errorf("loading the log's signing key: %w", err)
 		}
 	}
 	return ParseKey(skey)
+}
+
+// GenerateKey makes a new Ed25519 signer key for the log named origin.
+func GenerateKey(origin string) (string, error) {
+	skey, _, err := note.GenerateKey(rand.Reader, origin)
+	if err != nil {
+		return "", fmt.Errorf("generating the log's signing key for origin %q: %w", origin, err)
+	}
+	return skey, nil
 }
 
 // ParseKey reads a note signer key (PRIVATE+KEY+name+hash+base64) and
