@@ -32,6 +32,10 @@ type Log struct {
 	key  Key
 	log  *slog.Logger
 	wake chan struct{}
+	// signed is closed once a batch was integrated under this key, so the
+	// head is signed by it (a new key re-signs the head on its first run).
+	signed     chan struct{}
+	signedOnce sync.Once
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced when the head grows
@@ -44,7 +48,7 @@ func New(st Store, key Key, logger *slog.Logger) *Log {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Log{st: st, key: key, log: logger, wake: make(chan struct{}, 1), changed: make(chan struct{})}
+	return &Log{st: st, key: key, log: logger, wake: make(chan struct{}, 1), changed: make(chan struct{}), signed: make(chan struct{})}
 }
 
 // Origin names the log (its checkpoints' first line).
@@ -86,15 +90,23 @@ func (l *Log) Run(ctx context.Context, poll time.Duration) {
 // transaction, and signs the head (also when only the key changed).
 func (l *Log) Integrate(ctx context.Context) error {
 	for {
-		head, n, err := l.st.IntegrateLog(ctx, store.MaxLogBatch, l.integrate)
-		if err != nil {
+		n, err := l.integrateBatch(ctx)
+		if err != nil || n < store.MaxLogBatch {
 			return err
 		}
-		l.saw(head.Size)
-		if n < store.MaxLogBatch {
-			return nil
-		}
 	}
+}
+
+// integrateBatch integrates at most one batch (the bound of the work a
+// request may cause) and returns how many events it took.
+func (l *Log) integrateBatch(ctx context.Context) (int, error) {
+	head, n, err := l.st.IntegrateLog(ctx, store.MaxLogBatch, l.integrate)
+	if err != nil {
+		return 0, err
+	}
+	l.signedOnce.Do(func() { close(l.signed) })
+	l.saw(head.Size)
+	return n, nil
 }
 
 // saw records a head size and wakes the change feed's waiters when it grew.

@@ -31,16 +31,18 @@ func (l *Log) Checkpoint(ctx context.Context) ([]byte, error) {
 	return head.Checkpoint, nil
 }
 
-// head reads the latest head, integrating first when none was ever signed
-// (a fresh store whose integrator has not run yet).
+// head reads the latest head once this process has signed it (its first
+// integration, right after start, signs a fresh log or one whose key
+// changed).
 func (l *Log) head(ctx context.Context) (store.LogHead, error) {
-	head, err := l.st.LogHead(ctx)
-	if err == nil && len(head.Checkpoint) == 0 {
-		if err = l.Integrate(ctx); err == nil {
-			head, err = l.st.LogHead(ctx)
+	select {
+	case <-l.signed:
+	default:
+		if _, err := l.integrateBatch(ctx); err != nil {
+			return store.LogHead{}, err
 		}
 	}
-	return head, err
+	return l.st.LogHead(ctx)
 }
 
 // Tile answers a tile path (tlog.Tile.Path, height TileHeight; data tiles
@@ -121,7 +123,7 @@ func (l *Log) Record(ctx context.Context, id int64) ([]byte, error) {
 func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	id, err := l.st.LogLookup(ctx, d)
 	if errors.Is(err, store.ErrLogPending) {
-		if err = l.Integrate(ctx); err == nil {
+		if _, err = l.integrateBatch(ctx); err == nil {
 			id, err = l.st.LogLookup(ctx, d)
 		}
 	}
@@ -139,7 +141,7 @@ func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := l.st.LogHead(ctx)
+	head, err := l.head(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +230,7 @@ func (l *Log) unwait() {
 }
 
 func (l *Log) changes(ctx context.Context, after int64, limit int) (Changes, error) {
-	head, err := l.st.LogHead(ctx)
+	head, err := l.head(ctx)
 	if err != nil {
 		return Changes{}, err
 	}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agora-registry/registry/internal/testing/pgtest"
+	"github.com/agora-registry/registry/internal/translog"
+)
+
+// publishOver posts a document and returns its hex hash.
+func publishOver(t *testing.T, base, text string) string {
+	t.Helper()
+	status, _, body := call(t, http.MethodPost, base+"/api/v1/protocols", strings.NewReader(text), "Content-Type", "text/markdown")
+	if status != http.StatusCreated {
+		t.Fatalf("publish: %d %s", status, body)
+	}
+	var p struct{ Hex string }
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Hex
+}
+
+// feed reads the whole change feed.
+func feed(t *testing.T, base string) translog.Changes {
+	t.Helper()
+	var all translog.Changes
+	for {
+		status, _, body := call(t, http.MethodGet, fmt.Sprintf("%s/api/v1/changes?after=%d&limit=1000", base, all.Next), nil)
+		var page translog.Changes
+		if status != http.StatusOK || json.Unmarshal(body, &page) != nil {
+			t.Fatalf("changes: %d %s", status, body)
+		}
+		all.Changes = append(all.Changes, page.Changes...)
+		all.Next, all.TreeSize = page.Next, page.TreeSize
+		if len(page.Changes) == 0 {
+			return all
+		}
+	}
+}
+
+// TestTwoProcessesKeepOneLog runs two registries on one PostgreSQL
+// database, publishes through both at once, and audits one tree through
+// each of them.
+func TestTwoProcessesKeepOneLog(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := startServer(t, "--database-url", dsn, "--open-publish", "--public-url", "http://registry.test")
+	b := startServer(t, "--database-url", dsn, "--open-publish", "--public-url", "http://registry.test")
+	const each = 60
+	hashes := make([][]string, 2)
+	var wg sync.WaitGroup
+	for i, srv := range []string{a.URL, b.URL} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				hashes[i] = append(hashes[i], publishOver(t, srv, fmt.Sprintf("# Doc %d-%d\n\nBody %d %d.\n", i, j, i, j)))
+			}
+		}()
+	}
+	wg.Wait()
+	all := append(append([]string{}, hashes[0]...), hashes[1]...)
+
+	state := filepath.Join(t.TempDir(), "verify.json")
+	for _, srv := range []string{a.URL, b.URL, a.URL} {
+		out, errOut, err := runCLI(t, nil, nil, append([]string{"verify", "--registry", srv, "--state", state}, all...)...)
+		if err != nil || strings.Count(out, " ok record ") != len(all) {
+			t.Fatalf("verify through %s: %v\n%s\n%s", srv, err, out, errOut)
+		}
+	}
+	// Both processes serve the same tree, each document once, gap-free.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, _, ca := call(t, http.MethodGet, a.URL+"/log/checkpoint", nil)
+		_, _, cb := call(t, http.MethodGet, b.URL+"/log/checkpoint", nil)
+		if bytes.Equal(ca, cb) && bytes.Contains(ca, []byte(fmt.Sprintf("\n%d\n", len(all)))) {
+			if !bytes.HasPrefix(ca, []byte("registry.test\n")) {
+				t.Fatalf("checkpoint origin: %q", ca)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the two processes serve different checkpoints:\n%s\n%s", ca, cb)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	f := feed(t, b.URL)
+	seen := map[string]bool{}
+	for i, c := range f.Changes {
+		if c.Index != int64(i) || c.Event != "publish" || seen[c.Hex] {
+			t.Fatalf("change %d: %+v (repeated: %v)", i, c, seen[c.Hex])
+		}
+		seen[c.Hex] = true
+	}
+	for _, h := range all {
+		if !seen[h] {
+			t.Fatalf("%s is not in the change feed", h)
+		}
+	}
+}
+
+// TestLogKeyKeptAcrossRestarts: the generated key is stored with the data;
+// a key file replaces it; verify pins the key it first saw.
+func TestLogKeyKeptAcrossRestarts(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, "--data-dir", data, "--open-publish", "--no-examples")
+	_, _, wk1 := call(t, http.MethodGet, s.URL+"/.well-known/agora", nil)
+	h := publishOver(t, s.URL, "# Kept\n\nAcross restarts.\n")
+	stopServer(t, s)
+	s = startServer(t, "--data-dir", data, "--open-publish", "--no-examples")
+	_, _, wk2 := call(t, http.MethodGet, s.URL+"/.well-known/agora", nil)
+	key := func(b []byte) string {
+		var w struct{ Log struct{ VerifierKey string } }
+		if err := json.Unmarshal(b, &w); err != nil || w.Log.VerifierKey == "" {
+			t.Fatalf("well-known: %v %s", err, b)
+		}
+		return w.Log.VerifierKey
+	}
+	if key(wk1) != key(wk2) {
+		t.Fatalf("the log key changed across a restart: %s, %s", key(wk1), key(wk2))
+	}
+	state := filepath.Join(t.TempDir(), "verify.json")
+	if out, errOut, err := runCLI(t, nil, nil, "verify", "--registry", s.URL, "--state", state, "--key", key(wk2), h); err != nil {
+		t.Fatalf("verify: %v\n%s%s", err, out, errOut)
+	}
+	stopServer(t, s)
+
+	// Another key, from a file: the registry re-signs its head, and the
+	// pinned key refuses it.
+	skey, err := translog.GenerateKey("other.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "log.key")
+	if err := os.WriteFile(keyFile, []byte(skey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = startServer(t, "--data-dir", data, "--open-publish", "--no-examples", "--log-key-file", keyFile)
+	_, _, cp := call(t, http.MethodGet, s.URL+"/log/checkpoint", nil)
+	if !bytes.HasPrefix(cp, []byte("other.example\n1\n")) {
+		t.Fatalf("checkpoint under the key file: %q", cp)
+	}
+	out, errOut, err := runCLI(t, nil, nil, "verify", "--registry", s.URL, "--state", state, h)
+	if err == nil || !strings.Contains(out+errOut, "does not verify") {
+		t.Fatalf("verify with the old pinned key against a re-keyed log: %v\n%s%s", err, out, errOut)
+	}
+}
