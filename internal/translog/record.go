@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -86,10 +88,10 @@ func quote(s string) (string, error) {
 
 // ParseRecord reads record text written by FormatRecord.
 func ParseRecord(text []byte) (Record, error) {
-	s := string(text)
-	if !strings.HasSuffix(s, "\n") {
-		return Record{}, ErrBadRecord.With("the record does not end in a newline")
+	if _, err := tlog.FormatRecord(0, text); err != nil {
+		return Record{}, ErrBadRecord.With("the record is not valid tlog record text (UTF-8 lines without control characters, ending in a newline)")
 	}
+	s := string(text)
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	if len(lines) != 6 && len(lines) != 8 || lines[0] != RecordVersion {
 		return Record{}, ErrBadRecord
