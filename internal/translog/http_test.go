@@ -217,7 +217,7 @@ func TestProofsOverHTTP(t *testing.T) {
 			if status != http.StatusOK || err != nil || parsed.Event != "withdraw" || parsed.Status != "withdrawn" || parsed.Reason != "spam\nwith a newline" {
 				t.Fatalf("withdrawal record: %d %q %v", status, rec, err)
 			}
-			if status, _, _ := get(t, srv.URL + "/log/lookup/" + strings.Repeat("0", 40)); status != http.StatusNotFound {
+			if status, _, _ := get(t, srv.URL+"/log/lookup/"+strings.Repeat("0", 40)); status != http.StatusNotFound {
 				t.Fatalf("lookup of an unknown hash: %d", status)
 			}
 			if status, _, _ := get(t, srv.URL+"/log/record/291"); status != http.StatusNotFound {
