@@ -126,7 +126,9 @@ func (s handlerSource) get(path string) ([]byte, error) {
 	}
 	return w.Body.Bytes(), nil
 }
-func (s handlerSource) LogCheckpoint(context.Context) ([]byte, error) { return s.get("/log/checkpoint") }
+func (s handlerSource) LogCheckpoint(context.Context) ([]byte, error) {
+	return s.get("/log/checkpoint")
+}
 func (s handlerSource) LogTile(_ context.Context, p string) ([]byte, error) {
 	return s.get("/log/" + p)
 }
