@@ -25,6 +25,9 @@ func (s *Service) logChanged() {
 // event names the change ("deprecate", …), status the new status, reason
 // why. Call it after the change is stored.
 func (s *Service) AppendStatusChange(ctx context.Context, d protocol.Digest, event, status, reason string) error {
+	if event == translog.EventPublish || event == translog.EventWithdraw {
+		return store.ErrInvalid.With("publishes and withdrawals are logged by the store itself")
+	}
 	e, err := s.store.Get(ctx, d, false)
 	if err != nil && !errors.Is(err, store.ErrWithdrawn) {
 		return err
