@@ -16,6 +16,11 @@ import (
 // TileHeight is the height of the hash tiles served (sum.golang.org's).
 const TileHeight = 8
 
+// linger is how long the integrator waits after being woken, so the
+// publishes of that moment share one integration (one transaction, one
+// signature) instead of one each.
+const linger = 5 * time.Millisecond
+
 // DefaultPollInterval is how often a process integrates without being
 // told to: it picks up events other processes queued and left (a crash
 // between commit and integration) and notices their new heads.
@@ -81,6 +86,7 @@ func (l *Log) Run(ctx context.Context, poll time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
+			time.Sleep(linger)
 		case <-t.C:
 		}
 	}

@@ -146,15 +146,25 @@ func readHashes(ctx context.Context, q rowQuerier, indexes []int64) ([]tlog.Hash
 }
 
 func writeBatch(ctx context.Context, tx *sql.Tx, head store.LogHead, seqs []int64, b store.LogBatch) error {
+	// One prepared statement per table for the batch, not one parse per row.
+	rec, err := tx.PrepareContext(ctx, `INSERT INTO log_records (idx, hex, event, text) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
 	for _, r := range b.Records {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO log_records (idx, hex, event, text) VALUES (?, ?, ?, ?)`,
-			r.Index, r.Digest.Hex(), r.Event, r.Text); err != nil {
+		if _, err := rec.ExecContext(ctx, r.Index, r.Digest.Hex(), r.Event, r.Text); err != nil {
 			return err
 		}
 	}
+	hash, err := tx.PrepareContext(ctx, `INSERT INTO log_hashes (id, hash) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer hash.Close()
 	first := tlog.StoredHashCount(head.Size)
 	for i, h := range b.Hashes {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO log_hashes (id, hash) VALUES (?, ?)`, first+int64(i), h[:]); err != nil {
+		if _, err := hash.ExecContext(ctx, first+int64(i), h[:]); err != nil {
 			return err
 		}
 	}
@@ -167,7 +177,7 @@ func writeBatch(ctx context.Context, tx *sql.Tx, head store.LogHead, seqs []int6
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE log_head SET size = ?, root = ?, checkpoint = ?`, b.Head.Size, b.Head.Root[:], b.Head.Checkpoint)
+	_, err = tx.ExecContext(ctx, `UPDATE log_head SET size = ?, root = ?, checkpoint = ?`, b.Head.Size, b.Head.Root[:], b.Head.Checkpoint)
 	return err
 }
 
