@@ -56,6 +56,13 @@ func newMetrics(svc *registry.Service) *metrics {
 	}, func() float64 { b, _ := svc.CacheSize(); return float64(b) })
 	m.reg.MustRegister(m.requests, m.latency, m.publishes, documents, cacheBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if l := svc.Log(); l != nil {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_log_size", Help: "Records in the transparency log, as this process last saw it.",
+		}, func() float64 { n, _ := l.Stats(); return float64(n) }), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "registry_log_integration_failures_total", Help: "Transparency-log integrations of this process that failed (retried).",
+		}, func() float64 { _, f := l.Stats(); return float64(f) }))
+	}
 	return m
 }
 

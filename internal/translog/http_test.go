@@ -105,6 +105,9 @@ func TestTilesAreTlogs(t *testing.T) {
 			if cp.N != 300 || cp.Origin != srv.Log.Origin() {
 				t.Fatalf("checkpoint %+v, want 300 records of %s", cp, srv.Log.Origin())
 			}
+			if _, _, m := get(t, srv.URL+"/metrics"); !bytes.Contains(m, []byte("\nregistry_log_size 300\n")) {
+				t.Fatal("/metrics does not report registry_log_size 300")
+			}
 			var ref memHashes
 			var texts [][]byte
 			for _, dt := range []tlog.Tile{{H: 8, L: -1, N: 0, W: 256}, {H: 8, L: -1, N: 1, W: 44}} {

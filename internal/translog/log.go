@@ -46,6 +46,7 @@ type Log struct {
 	changed chan struct{} // closed and replaced when the head grows
 	size    int64         // the largest head size seen
 	waiting int           // long polls of the change feed waiting
+	failed  uint64        // integrations that failed
 }
 
 // New returns the log over a store, signing with key.
@@ -61,6 +62,14 @@ func (l *Log) Origin() string { return l.key.Signer.Name() }
 
 // VerifierKey is the note verifier key of the log's checkpoints.
 func (l *Log) VerifierKey() string { return l.key.VerifierKey }
+
+// Stats are the largest tree size this process saw and how many of its
+// integrations failed (metrics; no database access).
+func (l *Log) Stats() (size int64, failed uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.size, l.failed
+}
 
 // Notify asks the integrator to run soon (after a publish or withdrawal);
 // it never blocks.
@@ -80,6 +89,9 @@ func (l *Log) Run(ctx context.Context, poll time.Duration) {
 	defer t.Stop()
 	for {
 		if err := l.Integrate(ctx); err != nil && ctx.Err() == nil {
+			l.mu.Lock()
+			l.failed++
+			l.mu.Unlock()
 			l.log.Warn("transparency log: integration failed; retrying", "error", err.Error())
 		}
 		select {
