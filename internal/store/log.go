@@ -150,3 +150,22 @@ func OrderHashes(indexes []int64, found map[int64]tlog.Hash) ([]tlog.Hash, error
 	}
 	return out, nil
 }
+
+// FollowState is how far an upstream's log was applied here
+// (`registry serve --follow`).
+type FollowState struct {
+	Upstream    string
+	Applied     int64  // records of the upstream's log applied (the next index)
+	VerifierKey string // the upstream's key, pinned on first contact
+	Checkpoint  []byte // the last checkpoint verified
+	Forked      bool   // the upstream showed an inconsistent log: stopped
+}
+
+// Follows is the followers' half of the store.
+type Follows interface {
+	// FollowState returns an upstream's state, ErrNotFound before the
+	// first save.
+	FollowState(ctx context.Context, upstream string) (FollowState, error)
+	// SaveFollowState stores an upstream's state.
+	SaveFollowState(ctx context.Context, st FollowState) error
+}

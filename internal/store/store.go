@@ -298,6 +298,7 @@ type Store interface {
 	Documents
 	Tokens
 	Log
+	Follows
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

@@ -260,3 +260,19 @@ func testLogConcurrent(t *testing.T, open Opener) {
 		seen[r.Digest] = true
 	}
 }
+
+func testFollowState(t *testing.T, open Opener) {
+	s := open(t)
+	_, err := s.FollowState(ctx(t), "https://up.example")
+	wantErr(t, "FollowState before any save", err, store.ErrNotFound)
+	st := store.FollowState{Upstream: "https://up.example", Applied: 7, VerifierKey: "k", Checkpoint: []byte("cp")}
+	noErr(t, "SaveFollowState", s.SaveFollowState(ctx(t), st))
+	st.Applied, st.Checkpoint, st.Forked = 9, []byte("cp2"), true
+	noErr(t, "SaveFollowState again", s.SaveFollowState(ctx(t), st))
+	noErr(t, "SaveFollowState of another", s.SaveFollowState(ctx(t), store.FollowState{Upstream: "https://other.example", VerifierKey: "o", Checkpoint: []byte{}}))
+	got, err := s.FollowState(ctx(t), "https://up.example")
+	noErr(t, "FollowState", err)
+	if got.Applied != 9 || string(got.Checkpoint) != "cp2" || !got.Forked || got.VerifierKey != "k" {
+		t.Fatalf("FollowState = %+v", got)
+	}
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
+	t.Run("FollowState", func(t *testing.T) { testFollowState(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the

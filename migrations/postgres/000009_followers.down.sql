@@ -1,0 +1,1 @@
+DROP TABLE follow_state;
