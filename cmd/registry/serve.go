@@ -75,6 +75,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Logger:           log,
 		Log:              tlog,
 	})
+	fol, err := followers(cfg, svc, st, log)
+	if err != nil {
+		return err
+	}
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	waitFollowers := runFollowers(followCtx, fol)
+	defer func() { stopFollowing(); waitFollowers() }() // before the store closes
 	if embedded && !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {
@@ -92,6 +99,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes", limitOpts...)
 	opts := []api.Option{
+		api.WithFollowers(fol),
 		api.WithAuthenticator(auth),
 		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests", limitOpts...)),
 		api.WithPublishRateLimit(publishLimit),

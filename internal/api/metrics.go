@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -64,6 +65,23 @@ func newMetrics(svc *registry.Service) *metrics {
 		}, func() float64 { _, f := l.Stats(); return float64(f) }))
 	}
 	return m
+}
+
+// follow exports each follower's lag and fork state, labelled by upstream.
+func (m *metrics) follow(fs []*follow.Follower) {
+	for _, f := range fs {
+		labels := prometheus.Labels{"upstream": f.Status().Upstream}
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_lag_records", Help: "Records of an upstream's log not yet applied here.", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Lag) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_forked", Help: "1 when an upstream's log forked and following it stopped.", ConstLabels: labels,
+		}, func() float64 {
+			if f.Status().Forked {
+				return 1
+			}
+			return 0
+		}))
+	}
 }
 
 // observe counts and times one answered request. The label children are

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -95,10 +96,14 @@ type Server struct {
 	publish *RateLimiter // publishes
 	metrics *metrics
 	heavy   *heavyGate
+	follow  []*follow.Follower
 }
 
 // Option configures a Server.
 type Option func(*Server)
+
+// WithFollowers exports the followers' lag and fork state as metrics.
+func WithFollowers(fs []*follow.Follower) Option { return func(s *Server) { s.follow = fs } }
 
 // WithPages adds the HTML pages.
 func WithPages(p Pages) Option { return func(s *Server) { s.pages = p } }
@@ -124,6 +129,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
+	s.metrics.follow(s.follow)
 	s.heavy = newHeavyGate(cfg)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
 )
@@ -73,4 +74,20 @@ func (c *Client) WellKnown(ctx context.Context) (WellKnown, error) {
 	var w WellKnown
 	_, err = c.doJSON(req, &w)
 	return w, err
+}
+
+// WaitChanges long-polls the change feed for records from index after on
+// and returns the log's size (the follower's wake-up call; it reads the
+// records themselves from the verified log).
+func (c *Client) WaitChanges(ctx context.Context, after int64, wait time.Duration) (int64, error) {
+	path := "/api/v1/changes?limit=1&after=" + strconv.FormatInt(after, 10) + "&wait=" + wait.String()
+	req, err := c.request(ctx, http.MethodGet, path, nil, "", "application/json")
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		TreeSize int64 `json:"treeSize"`
+	}
+	_, err = c.doJSON(req, &out)
+	return out.TreeSize, err
 }

@@ -51,6 +51,9 @@ type Serve struct {
 	RateLimitLoopback bool
 
 	Upstreams []string
+	// Follow are upstream registries kept as verified replicas through
+	// their transparency logs.
+	Follow []string
 	// OutboundAllow opens the SSRF guard of the registry's own outbound
 	// requests (upstream redirects) to private addresses.
 	OutboundAllow []string
@@ -108,6 +111,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", value: intValue{&c.RateLimitIPv6Prefix, 1, 128}},
 		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", value: boolValue{&c.RateLimitLoopback}},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", value: listValue{&c.Upstreams}},
+		{Flag: "follow", Env: "REGISTRY_FOLLOW", Default: "", Usage: "comma-separated upstream registry base URLs to keep a verified replica of, through their transparency logs (docs/operations.md, followers); the upstreams themselves are always allowed", value: listValue{&c.Follow}},
 		{Flag: "outbound-allow", Env: "REGISTRY_OUTBOUND_ALLOW", Default: "", Usage: "comma-separated CIDRs, IPs, hosts or host:port pairs the registry's own outbound requests may reach although private, loopback or reserved (redirects from --upstreams; the upstreams themselves are always allowed)", value: listValue{&c.OutboundAllow}},
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", value: stringValue{&c.CSRFSecret}},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", value: durationValue{&c.ReadHeaderTimeout}},

@@ -42,3 +42,13 @@ func (s *Service) AppendStatusChange(ctx context.Context, d protocol.Digest, eve
 	s.logChanged()
 	return nil
 }
+
+// Stored returns the stored entry of d, withdrawn or not, never asking an
+// upstream (followers decide from it what to import).
+func (s *Service) Stored(ctx context.Context, d protocol.Digest) (store.Entry, error) {
+	e, err := s.store.Get(ctx, d, false)
+	if errors.Is(err, store.ErrWithdrawn) {
+		err = nil
+	}
+	return e, err
+}

@@ -146,3 +146,17 @@ func (r tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 }
 
 func (tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+
+// RecordHashes reads the record hashes of indexes [from, to) of a verified
+// tree through tiles that tlog.TileHashReader checks against its root.
+func (v *Verifier) RecordHashes(ctx context.Context, tree tlog.Tree, from, to int64) ([]tlog.Hash, error) {
+	idx := make([]int64, 0, to-from)
+	for i := from; i < to; i++ {
+		idx = append(idx, tlog.StoredHashIndex(0, i))
+	}
+	hs, err := tlog.TileHashReader(tree, v.tiles(ctx)).ReadHashes(idx)
+	if err != nil {
+		return nil, ErrNotProved.With(fmt.Sprintf("the log's tiles for records %d to %d do not match its checkpoint: %v", from, to, err))
+	}
+	return hs, nil
+}
