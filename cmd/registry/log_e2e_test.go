@@ -154,3 +154,42 @@ func TestLogKeyKeptAcrossRestarts(t *testing.T) {
 		t.Fatalf("verify with the old pinned key against a re-keyed log: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// TestFollowProcess: `registry serve --follow` replicates another
+// registry process, withdrawals included, and reports its lag.
+func TestFollowProcess(t *testing.T) {
+	upData := t.TempDir()
+	up := startServer(t, "--data-dir", upData, "--open-publish", "--no-examples")
+	h := publishOver(t, up.URL, "# Followed\n\nReplicated.\n")
+	gone := publishOver(t, up.URL, "# Followed then withdrawn\n\nGoes.\n")
+	down := startServer(t, "--data-dir", t.TempDir(), "--no-examples", "--follow", up.URL)
+	waitFor := func(what, path string, want int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			status, _, _ := call(t, http.MethodGet, down.URL+path, nil)
+			if status == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s answered %d, want %d\n%s", what, path, status, want, down.Logs())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitFor("replication", "/protocol/"+h, http.StatusOK)
+	waitFor("replication", "/protocol/"+gone, http.StatusOK)
+	token, errOut, err := runCLI(t, nil, nil, "token", "create", "--data-dir", upData, "--name", "admin", "--scope", "admin")
+	if err != nil {
+		t.Fatalf("token create: %v %s", err, errOut)
+	}
+	if status, _, body := call(t, http.MethodDelete, up.URL+"/api/v1/protocols/"+gone, strings.NewReader(`{"reason":"test"}`),
+		"Authorization", "Bearer "+strings.TrimSpace(token), "Content-Type", "application/json"); status != http.StatusNoContent {
+		t.Fatalf("withdraw upstream: %d %s", status, body)
+	}
+	waitFor("withdrawal", "/protocol/"+gone, http.StatusGone)
+	_, _, m := call(t, http.MethodGet, down.URL+"/metrics", nil)
+	if !bytes.Contains(m, []byte(`registry_follow_lag_records{upstream="`+up.URL+`"}`)) {
+		t.Fatalf("no lag metric for the upstream:\n%s", m)
+	}
+}
