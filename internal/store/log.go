@@ -169,3 +169,33 @@ type Follows interface {
 	// SaveFollowState stores an upstream's state.
 	SaveFollowState(ctx context.Context, st FollowState) error
 }
+
+// Webhook is a registered receiver of the log's records.
+type Webhook struct {
+	ID     int64
+	URL    string
+	Secret string
+	Events []string // events delivered; the rest are skipped
+	// Delivered is the next log index to deliver.
+	Delivered    int64
+	Attempts     int        // failed attempts of the record at Delivered
+	FailingSince *time.Time // first failure of that record
+	NextAt       time.Time  // not before: the backoff
+	CreatedAt    time.Time
+}
+
+// Webhooks is the webhook half of the store.
+type Webhooks interface {
+	// CreateWebhook registers a webhook delivering records from index
+	// from on.
+	CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (Webhook, error)
+	ListWebhooks(ctx context.Context) ([]Webhook, error)
+	DeleteWebhook(ctx context.Context, id int64) error // ErrNotFound if none
+	// ClaimWebhooks leases, until now+lease, the webhooks due at now whose
+	// lease ran out, and returns them oldest first: one process delivers
+	// each at a time.
+	ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]Webhook, error)
+	// SaveWebhookProgress stores a webhook's cursor and backoff and ends
+	// its lease.
+	SaveWebhookProgress(ctx context.Context, w Webhook) error
+}

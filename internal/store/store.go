@@ -299,6 +299,7 @@ type Store interface {
 	Tokens
 	Log
 	Follows
+	Webhooks
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

@@ -276,3 +276,44 @@ func testFollowState(t *testing.T, open Opener) {
 		t.Fatalf("FollowState = %+v", got)
 	}
 }
+
+func testWebhooks(t *testing.T, open Opener) {
+	s := open(t)
+	w, err := s.CreateWebhook(ctx(t), "https://hook.example/a", "s3cret", []string{"publish"}, 5)
+	noErr(t, "CreateWebhook", err)
+	if w.ID == 0 || w.Delivered != 5 || len(w.Events) != 1 || w.Secret != "s3cret" {
+		t.Fatalf("CreateWebhook = %+v", w)
+	}
+	_, err = s.CreateWebhook(ctx(t), "https://hook.example/b", "x", []string{"publish", "withdraw"}, 0)
+	noErr(t, "CreateWebhook b", err)
+	now := time.Now()
+	got, err := s.ClaimWebhooks(ctx(t), now, time.Minute)
+	noErr(t, "ClaimWebhooks", err)
+	if len(got) != 2 {
+		t.Fatalf("ClaimWebhooks claimed %d, want both", len(got))
+	}
+	again, err := s.ClaimWebhooks(ctx(t), now, time.Minute)
+	noErr(t, "ClaimWebhooks again", err)
+	if len(again) != 0 {
+		t.Fatalf("leased webhooks were claimed twice: %d", len(again))
+	}
+	since := now.Add(-time.Hour).Truncate(time.Microsecond)
+	w.Delivered, w.Attempts, w.FailingSince, w.NextAt = 6, 2, &since, now.Add(time.Hour)
+	noErr(t, "SaveWebhookProgress", s.SaveWebhookProgress(ctx(t), w))
+	// a's lease ended but its backoff holds it; b's lease runs.
+	if c, _ := s.ClaimWebhooks(ctx(t), now.Add(30*time.Second), time.Minute); len(c) != 0 {
+		t.Fatalf("claimed %d during backoff and lease", len(c))
+	}
+	c, err := s.ClaimWebhooks(ctx(t), now.Add(2*time.Hour), time.Minute)
+	noErr(t, "ClaimWebhooks later", err)
+	if len(c) != 2 || c[0].Delivered != 6 || c[0].Attempts != 2 || c[0].FailingSince == nil || !c[0].FailingSince.Equal(since) {
+		t.Fatalf("ClaimWebhooks after backoff = %+v", c)
+	}
+	noErr(t, "DeleteWebhook", s.DeleteWebhook(ctx(t), w.ID))
+	wantErr(t, "DeleteWebhook twice", s.DeleteWebhook(ctx(t), w.ID), store.ErrNotFound)
+	ws, err := s.ListWebhooks(ctx(t))
+	noErr(t, "ListWebhooks", err)
+	if len(ws) != 1 || ws[0].URL != "https://hook.example/b" || len(ws[0].Events) != 2 {
+		t.Fatalf("ListWebhooks = %+v", ws)
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
 	t.Run("FollowState", func(t *testing.T) { testFollowState(t, open) })
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the

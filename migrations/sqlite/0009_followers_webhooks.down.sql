@@ -1,1 +1,2 @@
+DROP TABLE webhooks;
 DROP TABLE follow_state;
