@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +196,72 @@ func TestFollowProcess(t *testing.T) {
 	_, _, m := call(t, http.MethodGet, down.URL+"/metrics", nil)
 	if !bytes.Contains(m, []byte(`registry_follow_lag_records{upstream="`+up.URL+`"}`)) {
 		t.Fatalf("no lag metric for the upstream:\n%s", m)
+	}
+}
+
+// TestWebhookSurvivesARestart: a delivery that failed is retried by the
+// next process from the queue in the database, signed.
+func TestWebhookSurvivesARestart(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls int
+		got   []byte
+		sig   string
+	)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		got, sig = b, r.Header.Get("X-Agora-Signature")
+	}))
+	defer hook.Close()
+	data := t.TempDir()
+	const secret = "sixteen chars at least"
+	if out, errOut, err := runCLI(t, nil, nil, "webhook", "add", "--data-dir", data, "--secret", secret, "--events", "publish", hook.URL); err != nil {
+		t.Fatalf("webhook add: %v %s %s", err, out, errOut)
+	}
+	s := startServer(t, "--data-dir", data, "--open-publish", "--no-examples", "--outbound-allow", "127.0.0.1")
+	h := publishOver(t, s.URL, "# Hooked\n\nDelivered.\n")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n := calls
+		mu.Unlock()
+		if n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no delivery attempt:\n%s", s.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopServer(t, s)
+	s = startServer(t, "--data-dir", data, "--no-examples", "--outbound-allow", "127.0.0.1")
+	deadline = time.Now().Add(40 * time.Second) // the first retry waits 10 s
+	for {
+		mu.Lock()
+		body, signature := got, sig
+		mu.Unlock()
+		if body != nil {
+			mac := hmac.New(sha256.New, []byte(secret))
+			mac.Write(body)
+			if signature != "sha256="+hex.EncodeToString(mac.Sum(nil)) || !bytes.Contains(body, []byte(h)) || !bytes.Contains(body, []byte(`"specversion":"1.0"`)) {
+				t.Fatalf("delivered %s signed %q", body, signature)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed delivery was not retried after the restart:\n%s", s.Logs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out, _, err := runCLI(t, nil, nil, "webhook", "list", "--data-dir", data)
+	if err != nil || !strings.Contains(out, "delivered 1 attempts 0") {
+		t.Fatalf("webhook list: %v %q", err, out)
 	}
 }

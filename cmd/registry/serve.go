@@ -82,6 +82,14 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	followCtx, stopFollowing := context.WithCancel(ctx)
 	waitFollowers := runFollowers(followCtx, fol)
 	defer func() { stopFollowing(); waitFollowers() }() // before the store closes
+	hooks, err := webhooks(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	hooksDone := make(chan struct{})
+	go func() { hooks.Run(hookCtx); close(hooksDone) }()
+	defer func() { stopHooks(); <-hooksDone }()
 	if embedded && !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {

@@ -161,6 +161,18 @@ type Change struct {
 	Reason string    `json:"reason,omitempty"`
 }
 
+// ChangeOf is a record as the change feed and webhooks show it.
+func ChangeOf(r store.LogRecord) (Change, error) {
+	rec, err := ParseRecord(r.Text)
+	if err != nil {
+		return Change{}, err
+	}
+	return Change{
+		Index: r.Index, Event: rec.Event, Hex: rec.Digest.Hex(), Base64: rec.Digest.Base64(),
+		SHA256: hex.EncodeToString(rec.SHA256[:]), Size: rec.Size, Time: rec.Time, Status: rec.Status, Reason: rec.Reason,
+	}, nil
+}
+
 // Changes is one answer of the change feed.
 type Changes struct {
 	Changes []Change `json:"changes"`
@@ -247,14 +259,11 @@ func (l *Log) changes(ctx context.Context, after int64, limit int) (Changes, err
 		if r.Index >= head.Size || r.Index != out.Next {
 			break // past the head read, or a gap (never: indexes are dense)
 		}
-		rec, err := ParseRecord(r.Text)
+		c, err := ChangeOf(r)
 		if err != nil {
 			return Changes{}, err
 		}
-		out.Changes = append(out.Changes, Change{
-			Index: r.Index, Event: rec.Event, Hex: rec.Digest.Hex(), Base64: rec.Digest.Base64(),
-			SHA256: hex.EncodeToString(rec.SHA256[:]), Size: rec.Size, Time: rec.Time, Status: rec.Status, Reason: rec.Reason,
-		})
+		out.Changes = append(out.Changes, c)
 		out.Next = r.Index + 1
 	}
 	return out, nil
