@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	storebench "github.com/agora-registry/registry/bench/store"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -159,4 +160,49 @@ func BenchmarkLogProof(b *testing.B) {
 		}
 	})
 	cpu.report()
+}
+
+// BenchmarkLogIntegrate integrates a queued batch of 256 records (an
+// import's backlog, or a migration's): records/s is 256 / (ns/op).
+func BenchmarkLogIntegrate(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run(engine, func(b *testing.B) {
+			var st store.Store
+			if engine == "postgres" {
+				st = storebench.OpenPostgres(b)
+			} else {
+				s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "registry.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { s.Close() })
+				st = s
+			}
+			skey, _ := translog.GenerateKey("bench")
+			key, err := translog.ParseKey(skey)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tl := translog.New(st, key, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			ctx := context.Background()
+			next := 0
+			cpu := &cpuClock{b: b}
+			cpu.start()
+			for b.Loop() {
+				b.StopTimer()
+				cpu.pause()
+				docs := storebench.PrepareCorpus(b, next, next+store.MaxLogBatch)
+				next += store.MaxLogBatch
+				if _, err := st.PutMany(ctx, docs); err != nil {
+					b.Fatal(err)
+				}
+				cpu.resume()
+				b.StartTimer()
+				if err := tl.Integrate(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report()
+		})
+	}
 }
