@@ -262,9 +262,12 @@ func (f *Follower) apply(ctx context.Context, r translog.Record) error {
 			return nil
 		}
 		content, err := f.up.Fetch(ctx, r.Digest)
-		var ae *apperr.Error
-		if errors.As(err, &ae) && (ae.Kind == apperr.Gone || ae.Kind == apperr.NotFound) {
+		switch apperr.KindOf(err) {
+		case apperr.Gone, apperr.NotFound:
 			return nil // withdrawn upstream since: its withdrawal record follows
+		case apperr.TooLarge:
+			f.log.Warn("follower: a document larger than --max-document-bytes is not replicated", "hash", r.Digest.Hex())
+			return nil
 		}
 		if err != nil {
 			return err
@@ -273,7 +276,13 @@ func (f *Follower) apply(ctx context.Context, r translog.Record) error {
 			return translog.ErrNotProved.With(fmt.Sprintf("%s: the upstream's bytes are not the ones its log records", r.Digest.Hex()))
 		}
 		_, err = f.local.PublishRequest(ctx, registry.PublishRequest{Content: content, Origin: f.up.Origin(), Publisher: registry.MirrorPublisher})
-		if errors.Is(err, store.ErrWithdrawn) {
+		switch k := apperr.KindOf(err); {
+		case errors.Is(err, store.ErrWithdrawn):
+			return nil
+		case err != nil && (k == apperr.Invalid || k == apperr.TooLarge):
+			// This registry's rules refuse it; retrying would block every
+			// later record behind it.
+			f.log.Warn("follower: a document this registry refuses is not replicated", "hash", r.Digest.Hex(), "error", err.Error())
 			return nil
 		}
 		return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -208,4 +209,24 @@ func TestFollowerStopsAtAFork(t *testing.T) {
 	done := make(chan struct{})
 	go func() { newFollower(t, p.URL, here).Run(ctx(t)); close(done) }()
 	<-done // Run returns on a fork instead of retrying
+}
+
+// TestFollowerSkipsWhatThisRegistryRefuses: a document over this
+// registry's size limit is left out, and the records after it still come.
+func TestFollowerSkipsWhatThisRegistryRefuses(t *testing.T) {
+	up := security.Start(t, security.Options{})
+	here := security.Start(t, security.Options{MaxDocumentBytes: 4096})
+	big, err := up.Svc.Publish(ctx(t), []byte("# Big\n\n"+strings.Repeat("word ", 2000)+"\n"), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := publish(t, up, "Small", 1)
+	f := newFollower(t, up.URL, here)
+	catchUp(t, f, up)
+	if _, err := here.Svc.Stored(ctx(t), big.Entry.Digest); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the oversized document: %v", err)
+	}
+	if _, err := here.Svc.Stored(ctx(t), small[0]); err != nil {
+		t.Fatalf("the document after it: %v", err)
+	}
 }

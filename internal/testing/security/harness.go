@@ -45,6 +45,8 @@ type Options struct {
 	// LogKey is the transparency log's note signer key; "": generated
 	// and stored on first start, as `registry serve` does.
 	LogKey string
+	// MaxDocumentBytes limits one document; 0: the protocol default.
+	MaxDocumentBytes int
 	// PostgresDSN, with the postgres engine, opens that database instead
 	// of a fresh one (several servers on one database).
 	PostgresDSN string
@@ -75,7 +77,7 @@ func Start(t testing.TB, o Options) *Server {
 	logs := &SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	tl := startLog(t, st, o.LogKey, ln.Addr().String(), log)
-	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log, Log: tl})
+	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log, Log: tl, MaxDocumentBytes: o.MaxDocumentBytes})
 
 	pubLimit := api.NewRateLimiter(o.PublishRate, 1, "publishes")
 	pageOpts := html.Options{OpenPublish: o.OpenPublish, Logger: log}
