@@ -13,6 +13,7 @@ import (
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 func init() {
@@ -58,6 +59,15 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	key, err := translog.LoadKey(ctx, st, cfg.LogKeyFile, cfg.EffectiveLogOrigin())
+	if err != nil {
+		return err
+	}
+	tlog := translog.New(st, key, log)
+	logCtx, stopLog := context.WithCancel(ctx)
+	logDone := make(chan struct{})
+	go func() { tlog.Run(logCtx, translog.DefaultPollInterval); close(logDone) }()
+	defer func() { stopLog(); <-logDone }() // before the store closes
 	svc := registry.New(st, registry.Config{
 		PublicURL:        cfg.EffectivePublicURL(),
 		MaxDocumentBytes: cfg.MaxDocumentBytes,
@@ -65,7 +75,23 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		CacheTTL:         cfg.CacheTTL,
 		Upstream:         up,
 		Logger:           log,
+		Log:              tlog,
 	})
+	fol, err := followers(cfg, svc, st, log)
+	if err != nil {
+		return err
+	}
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	waitFollowers := runFollowers(followCtx, fol)
+	defer func() { stopFollowing(); waitFollowers() }() // before the store closes
+	hooks, err := webhooks(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	hooksDone := make(chan struct{})
+	go func() { hooks.Run(hookCtx); close(hooksDone) }()
+	defer func() { stopHooks(); <-hooksDone }()
 	if !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {
@@ -98,6 +124,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	defer func() { stopCounting(); <-counted }()
 	opts := []api.Option{
 		api.WithDirectory(dir), api.WithAdoption(counter),
+		api.WithFollowers(fol),
 		api.WithAuthenticator(auth),
 		api.WithRateLimit(api.NewRateLimiter(cfg.RateLimit, cfg.RateBurst, "requests", limitOpts...)),
 		api.WithPublishRateLimit(publishLimit),
@@ -118,7 +145,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		DemoListLimit: cfg.DemoListLimit,
 	}, opts...)
 	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
-		"loopbackRateLimited", !cfg.LoopbackUnlimited())
+		"loopbackRateLimited", !cfg.LoopbackUnlimited(), "logOrigin", tlog.Origin(), "logKey", tlog.VerifierKey())
 	return srv.Run(ctx, ln)
 }
 

@@ -90,5 +90,6 @@ func isMachinePath(p string) bool {
 	case "/protocol", "/metadata", "/healthz", "/readyz", "/metrics", "/api":
 		return true
 	}
-	return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/protocol/")
+	return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/protocol/") ||
+		strings.HasPrefix(p, "/log/") || strings.HasPrefix(p, "/.well-known/")
 }

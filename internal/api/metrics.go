@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -56,7 +57,31 @@ func newMetrics(svc *registry.Service) *metrics {
 	}, func() float64 { b, _ := svc.CacheSize(); return float64(b) })
 	m.reg.MustRegister(m.requests, m.latency, m.publishes, documents, cacheBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if l := svc.Log(); l != nil {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_log_size", Help: "Records in the transparency log, as this process last saw it.",
+		}, func() float64 { n, _ := l.Stats(); return float64(n) }), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "registry_log_integration_failures_total", Help: "Transparency-log integrations of this process that failed (retried).",
+		}, func() float64 { _, f := l.Stats(); return float64(f) }))
+	}
 	return m
+}
+
+// follow exports each follower's lag and fork state, labelled by upstream.
+func (m *metrics) follow(fs []*follow.Follower) {
+	for _, f := range fs {
+		labels := prometheus.Labels{"upstream": f.Status().Upstream}
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_lag_records", Help: "Records of an upstream's log not yet applied here.", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Lag) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_forked", Help: "1 when an upstream's log forked and following it stopped.", ConstLabels: labels,
+		}, func() float64 {
+			if f.Status().Forked {
+				return 1
+			}
+			return 0
+		}))
+	}
 }
 
 // observe counts and times one answered request. The label children are

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -102,10 +103,14 @@ type Server struct {
 	directory *directory.Directory
 	adoption  *adoption.Counter
 	mcp       bool // serve /mcp (mcp.go)
+	follow    []*follow.Follower
 }
 
 // Option configures a Server.
 type Option func(*Server)
+
+// WithFollowers exports the followers' lag and fork state as metrics.
+func WithFollowers(fs []*follow.Follower) Option { return func(s *Server) { s.follow = fs } }
 
 // WithPages adds the HTML pages.
 func WithPages(p Pages) Option { return func(s *Server) { s.pages = p } }
@@ -131,6 +136,7 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 		s.auth = NewAuthenticator(svc, false)
 	}
 	s.metrics = newMetrics(svc)
+	s.metrics.follow(s.follow)
 	s.heavy = newHeavyGate(cfg)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -216,6 +222,14 @@ func (s *Server) routes() {
 	s.agentRoutes(v1)
 	v1.POST("/match", s.match, s.heavy.middleware)
 	s.mcpRoute()
+	v1.GET("/changes", s.changes)
+
+	// The transparency log, at sum.golang.org's paths under /log.
+	e.GET("/log/checkpoint", s.logCheckpoint)
+	e.GET("/log/tile/*", s.logTile)
+	e.GET("/log/lookup/*", s.logLookup)
+	e.GET("/log/record/:id", s.logRecord)
+	e.GET("/.well-known/agora", s.wellKnown)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -31,6 +31,7 @@ type (
 	Query      = agora.Query
 	Page       = agora.Page
 	Error      = agora.RegistryError
+	WellKnown  = agora.RegistryWellKnown
 )
 
 // New is a client of the registry at base (agora.NewRegistry).

@@ -47,3 +47,20 @@ func (c *PublisherVerify) Options() []Option {
 		outboundAllowOption(&c.OutboundAllow),
 	)
 }
+
+// WebhookAdd is the configuration of `registry webhook add`.
+type WebhookAdd struct {
+	Database
+	Secret    string
+	Events    []string
+	FromStart bool
+}
+
+// Options lists the options of `registry webhook add`.
+func (c *WebhookAdd) Options() []Option {
+	return append(c.Database.Options(),
+		Option{Flag: "secret", Default: "", Usage: "shared secret keying the X-Agora-Signature HMAC (at least 16 characters)", Value: Text(&c.Secret)},
+		Option{Flag: "events", Default: "publish,withdraw", Usage: "comma-separated events to deliver", Value: List(&c.Events)},
+		Option{Flag: "from-start", Default: "false", Usage: "deliver the whole log, not only changes from now on", Value: Bool(&c.FromStart)},
+	)
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -51,6 +52,9 @@ type Serve struct {
 	RateLimitLoopback bool
 
 	Upstreams []string
+	// Follow are upstream registries kept as verified replicas through
+	// their transparency logs.
+	Follow []string
 	// OutboundAllow opens the SSRF guard of the registry's own outbound
 	// requests (upstream redirects) to private addresses.
 	OutboundAllow []string
@@ -77,6 +81,13 @@ type Serve struct {
 	PprofAddr string
 	// DemoListLimit caps one answer of the paper demo's GET / list.
 	DemoListLimit int
+
+	// LogKeyFile holds the transparency log's note signing key; empty:
+	// the key stored in the database (generated on first start).
+	LogKeyFile string
+	// LogOrigin names a log whose key is generated; empty: the public
+	// URL's host.
+	LogOrigin string
 }
 
 // Options lists every option of `registry serve`.
@@ -101,6 +112,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "rate-limit-ipv6-prefix", Env: "REGISTRY_RATE_LIMIT_IPV6_PREFIX", Default: "64", Usage: "leading bits of an IPv6 address that count as one client for the rate limits and the one-search-at-a-time rule (64: a subscriber's network)", Value: Count(&c.RateLimitIPv6Prefix, 1, 128)},
 		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", Value: Bool(&c.RateLimitLoopback)},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", Value: List(&c.Upstreams)},
+		{Flag: "follow", Env: "REGISTRY_FOLLOW", Default: "", Usage: "comma-separated upstream registry base URLs to keep a verified replica of, through their transparency logs (docs/operations.md, followers); the upstreams themselves are always allowed", Value: List(&c.Follow)},
 		outboundAllowOption(&c.OutboundAllow),
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", Value: Text(&c.CSRFSecret)},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", Value: Duration(&c.ReadHeaderTimeout)},
@@ -112,6 +124,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "memory-budget", Env: "REGISTRY_MEMORY_BUDGET", Default: "96MiB", Usage: "resident memory the server aims to stay under (set it below the container's limit): the Go runtime's soft memory limit is derived from it, leaving room for the program's code and, on SQLite, the database's page caches; 0 means no budget (the garbage collector's defaults)", Value: Size(&c.MemoryBudget, 0, 1<<40)},
 		{Flag: "memory-limit", Env: "REGISTRY_MEMORY_LIMIT", Default: "0", Usage: "soft memory limit of the Go runtime (the garbage collector works harder near it), overriding the one derived from --memory-budget; 0 means derived (a GOMEMLIMIT environment variable, when set, is kept)", Value: Size(&c.MemoryLimit, 0, 1<<40)},
 		{Flag: "demo-list-limit", Env: "REGISTRY_DEMO_LIST_LIMIT", Default: "10000", Usage: "entries one answer of the paper demo's JSON list (GET /, every listed document oldest first) holds at most; past it a Link: <…>; rel=\"next\" header continues the list", Value: Count(&c.DemoListLimit, 1, 1000000)},
+		{Flag: "log-key-file", Env: "REGISTRY_LOG_KEY_FILE", Default: "", Usage: "file holding the transparency log's signing key (a note signer key, PRIVATE+KEY+origin+…); empty means the key stored in the database, generated on first start (docs/operations.md, key custody)", Value: Text(&c.LogKeyFile)},
+		{Flag: "log-origin", Env: "REGISTRY_LOG_ORIGIN", Default: "", Usage: "name (origin line) of the transparency log when its key is generated on first start; empty means the public URL's host; a stored or given key keeps its own name", Value: Text(&c.LogOrigin)},
 		{Flag: "pprof-addr", Env: "REGISTRY_PPROF_ADDR", Default: "", Usage: "loopback address (e.g. 127.0.0.1:6060) of a separate listener serving /debug/pprof for profiling; empty disables it; non-loopback addresses are refused", Value: Text(&c.PprofAddr)},
 	}...)
 }
@@ -132,6 +146,18 @@ func (c *Serve) EffectivePublicURL() string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// EffectiveLogOrigin is LogOrigin, or the public URL's host (with port).
+func (c *Serve) EffectiveLogOrigin() string {
+	if c.LogOrigin != "" {
+		return c.LogOrigin
+	}
+	u, err := url.Parse(c.EffectivePublicURL())
+	if err != nil || u.Host == "" {
+		return "agora-registry"
+	}
+	return u.Host
 }
 
 // LoopbackUnlimited reports whether loopback clients skip the rate limits:

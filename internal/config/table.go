@@ -28,5 +28,9 @@ func RegistryCommands() []Command {
 		{"publisher list", (&Database{}).Options()},
 		{"publisher verify", (&PublisherVerify{}).Options()},
 		{"mcp", (&MCP{}).Options()},
+		{"verify", (&Verify{}).Options()},
+		{"webhook add", (&WebhookAdd{}).Options()},
+		{"webhook list", (&Database{}).Options()},
+		{"webhook remove", (&Database{}).Options()},
 	}
 }

@@ -88,7 +88,26 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 	e, err = s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
 		Replacement: r.Replacement, Actor: actor(tok, e.Publisher)})
 	s.cache.remove(d)
-	return e, err
+	if err != nil {
+		return e, err
+	}
+	return e, s.logStatusChange(ctx, d, r)
+}
+
+// logStatusChange appends a deprecation (or its undoing) to the
+// transparency log; withdrawals the store logs itself.
+func (s *Service) logStatusChange(ctx context.Context, d protocol.Digest, r StatusRequest) error {
+	if s.cfg.Log == nil {
+		return nil
+	}
+	event, reason := "reactivate", r.Message
+	if r.Status == store.StatusDeprecated {
+		event = "deprecate"
+		if r.Replacement != nil {
+			reason += " (replacement " + r.Replacement.Hex() + ")"
+		}
+	}
+	return s.AppendStatusChange(ctx, d, event, string(r.Status), reason)
 }
 
 // checkReplacement refuses a replacement that is d itself, not served
@@ -130,6 +149,9 @@ func (s *Service) Withdraw(ctx context.Context, tok store.Token, d protocol.Dige
 	_, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: store.StatusWithdrawn,
 		Message: CleanReason(reason), Actor: "admin:" + tok.Name})
 	s.cache.remove(d)
+	if err == nil {
+		s.logChanged() // the store queued the withdrawal's record
+	}
 	return err
 }
 

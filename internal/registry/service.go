@@ -13,6 +13,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // Config is what the service needs to know about its deployment.
@@ -31,6 +32,9 @@ type Config struct {
 	Upstream Upstream
 	// Logger receives warnings (a lying upstream); nil means slog.Default().
 	Logger *slog.Logger
+	// Log, when set, is the transparency log: it is told to integrate
+	// after each change (the engines queue the change itself).
+	Log *translog.Log
 }
 
 // Upstream fetches a document the store does not have (pull-through
@@ -113,6 +117,9 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 	e, created, err := s.store.Put(ctx, nd)
 	if err != nil {
 		return PublishResult{}, err
+	}
+	if created {
+		s.logChanged()
 	}
 	if e.Withdrawn() {
 		// The tombstone stays: answering "exists" would tell the publisher

@@ -311,6 +311,9 @@ type Store interface {
 	Publishers
 	Agents
 	Adoption
+	Log
+	Follows
+	Webhooks
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Engine names the engine ("postgres", "sqlite").

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // htmlRoutes are the browser pages: HTML, not API, so the document leaves
@@ -48,7 +50,7 @@ var sharedStatuses = map[string]bool{"429": true, "500": true, "503": true}
 
 // storeFree operations never touch the database, so they must not
 // document 503.
-var storeFree = map[string]bool{"GET /healthz": true, "GET /metrics": true, "GET /api/v1/openapi.json": true}
+var storeFree = map[string]bool{"GET /healthz": true, "GET /metrics": true, "GET /api/v1/openapi.json": true, "GET /.well-known/agora": true}
 
 // unlimited operations are probes and scrapes, exempt from the rate limit,
 // so they must not document 429.
@@ -101,10 +103,18 @@ func operations(t *testing.T, d document) map[string]map[string]bool {
 	return ops
 }
 
+var routeParam = regexp.MustCompile(`:([a-z]+)`)
+
 // docPath turns an echo route into the document's path template: the
 // registry's only wildcards are the trailing hashes; the agent's id is
 // the one named parameter.
 func docPath(route string) string {
+	switch {
+	case route == "/log/tile/*":
+		return "/log/tile/{path}"
+	case strings.Contains(route, "/:"):
+		return routeParam.ReplaceAllString(route, "{$1}")
+	}
 	if strings.HasSuffix(route, "/*") {
 		return strings.TrimSuffix(route, "*") + "{hash}"
 	}
@@ -179,7 +189,12 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test", MaxDocumentBytes: 8 << 10, Logger: log})
+	key, err := translog.ParseKey(logKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test", MaxDocumentBytes: 8 << 10, Logger: log,
+		Log: translog.New(st, key, log)})
 	pages, err := html.New(svc, html.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +268,16 @@ func (f *fixture) lifecycleDocs(t *testing.T, svc *registry.Service) {
 		t.Fatal(err)
 	}
 }
+
+// logKey signs the fixture's log (no integrator runs: the log endpoints
+// integrate what they need).
+var logKey = func() string {
+	k, err := translog.GenerateKey("registry.test")
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
 
 // scenario is one representative request and the status it must get.
 type scenario struct {
@@ -420,6 +445,18 @@ func scenarios(f *fixture) []scenario {
 		{name: "match empty", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"the"}`, status: 400},
 		{name: "match too large", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"` + big + `"}`, status: 413},
 		{name: "openapi", op: "GET /api/v1/openapi.json", method: "GET", path: "/api/v1/openapi.json", status: 200},
+		{name: "changes", op: "GET /api/v1/changes", method: "GET", path: "/api/v1/changes?after=0&limit=10", status: 200},
+		{name: "changes bad limit", op: "GET /api/v1/changes", method: "GET", path: "/api/v1/changes?limit=0", status: 400},
+		{name: "log lookup", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/" + url.PathEscape(b64), status: 200},
+		{name: "log lookup malformed", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/zz", status: 400},
+		{name: "log lookup unknown", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/" + unknown, status: 404},
+		{name: "log checkpoint", op: "GET /log/checkpoint", method: "GET", path: "/log/checkpoint", status: 200},
+		{name: "log tile", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/0/000.p/2", status: 200},
+		{name: "log tile malformed", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/zz", status: 400},
+		{name: "log tile beyond", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/0/001", status: 404},
+		{name: "log record", op: "GET /log/record/{id}", method: "GET", path: "/log/record/0", status: 200},
+		{name: "log record beyond", op: "GET /log/record/{id}", method: "GET", path: "/log/record/999", status: 404},
+		{name: "well-known", op: "GET /.well-known/agora", method: "GET", path: "/.well-known/agora", status: 200},
 		{name: "healthz", op: "GET /healthz", method: "GET", path: "/healthz", status: 200},
 		{name: "readyz", op: "GET /readyz", method: "GET", path: "/readyz", status: 200},
 		{name: "metrics", op: "GET /metrics", method: "GET", path: "/metrics", status: 200},

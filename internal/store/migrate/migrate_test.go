@@ -418,3 +418,48 @@ func TestLifecycleMigration(t *testing.T) {
 		})
 	}
 }
+
+// logVersion is the migration that adds the transparency log, per engine.
+var logVersion = map[string]uint{"postgres": 8, "sqlite": 8}
+
+// TestLogMigrationQueuesExistingDocuments: documents stored before the
+// log enter its queue in creation order, then their withdrawals.
+func TestLogMigrationQueuesExistingDocuments(t *testing.T) {
+	inserts := map[string]string{
+		"postgres": `INSERT INTO documents (digest, sha256, content, size, origin, created_at, withdrawn_at, withdraw_reason) VALUES
+			('\x0101010101010101010101010101010101010101', '\x` + strings.Repeat("01", 32) + `', 'a', 1, '', '2020-01-02Z', '2021-01-01Z', 'spam'),
+			('\x0202020202020202020202020202020202020202', '\x` + strings.Repeat("02", 32) + `', 'b', 1, '', '2020-01-01Z', NULL, '')`,
+		"sqlite": `INSERT INTO documents (hex, sha256, size, title, title_key, description, multiround, tags, version,
+				authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason) VALUES
+			('` + strings.Repeat("01", 20) + `', x'` + strings.Repeat("01", 32) + `', 1, '', '', '', 0, '[]', '', '[]', '', 0, '[]', '', 2, 3, 'spam'),
+			('` + strings.Repeat("02", 20) + `', x'` + strings.Repeat("02", 32) + `', 1, '', '', '', 0, '[]', '', '[]', '', 0, '[]', '', 1, NULL, '')`,
+	}
+	hexOf := map[string]string{"postgres": "encode(digest, 'hex')", "sqlite": "hex"}
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			ctx := context.Background()
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatal(err)
+			}
+			below := stepsFrom(t, db.engine, logVersion[name])
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+				t.Fatal(err)
+			}
+			db.exec(t, inserts[name])
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up over existing rows: %v", err)
+			}
+			got := strings.Join(db.column(t, "SELECT event || ' ' || substr("+hexOf[name]+", 1, 2) || ' ' || reason FROM log_pending ORDER BY seq"), ",")
+			if got != "publish 02 ,publish 01 ,withdraw 01 spam" {
+				t.Fatalf("queued events after the migration: %q", got)
+			}
+			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+				t.Fatalf("Down: %v", err)
+			}
+			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+				t.Fatalf("Up again: %v", err)
+			}
+		})
+	}
+}

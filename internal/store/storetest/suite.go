@@ -59,6 +59,10 @@ func Run(t *testing.T, open Opener) {
 	t.Run("CatalogWalkBound", func(t *testing.T) { testCatalogWalkBound(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 	t.Run("Adoption", func(t *testing.T) { testAdoption(t, open) })
+	t.Run("Log", func(t *testing.T) { testLog(t, open) })
+	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
+	t.Run("FollowState", func(t *testing.T) { testFollowState(t, open) })
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the

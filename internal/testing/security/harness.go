@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
@@ -26,6 +27,7 @@ import (
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/testing/pgtest"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // Engines are the store engines a test can run against.
@@ -40,6 +42,14 @@ type Options struct {
 	PublishRate float64 // per-client publish limit; 0: unlimited
 	// DemoListLimit caps one answer of the demo's GET / list; 0: the default.
 	DemoListLimit int
+	// LogKey is the transparency log's note signer key; "": generated
+	// and stored on first start, as `registry serve` does.
+	LogKey string
+	// MaxDocumentBytes limits one document; 0: the protocol default.
+	MaxDocumentBytes int
+	// PostgresDSN, with the postgres engine, opens that database instead
+	// of a fresh one (several servers on one database).
+	PostgresDSN string
 }
 
 // Server is a running registry.
@@ -47,6 +57,7 @@ type Server struct {
 	URL          string
 	Svc          *registry.Service
 	Store        store.Store
+	Log          *translog.Log
 	Logs         *SyncBuffer // every log line of the service, API and pages (JSON)
 	PublishToken string      // a token with the publish scope
 	AdminToken   string      // a token with the admin scope
@@ -57,7 +68,7 @@ type Server struct {
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	ctx := context.Background()
-	st := openStore(t, o.Engine)
+	st := openStore(t, o.Engine, o.PostgresDSN)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +76,8 @@ func Start(t testing.TB, o Options) *Server {
 	base := "http://" + ln.Addr().String()
 	logs := &SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log})
+	tl := startLog(t, st, o.LogKey, ln.Addr().String(), log)
+	svc := registry.New(st, registry.Config{PublicURL: base, Logger: log, Log: tl, MaxDocumentBytes: o.MaxDocumentBytes})
 
 	pubLimit := api.NewRateLimiter(o.PublishRate, 1, "publishes")
 	pageOpts := html.Options{OpenPublish: o.OpenPublish, Logger: log}
@@ -85,7 +97,7 @@ func Start(t testing.TB, o Options) *Server {
 	hs.Start()
 	t.Cleanup(hs.Close)
 
-	s := &Server{URL: base, Svc: svc, Store: st, Logs: logs}
+	s := &Server{URL: base, Svc: svc, Store: st, Log: tl, Logs: logs}
 	pub, err := svc.CreateToken(ctx, "security-publish", []store.Scope{store.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +110,31 @@ func Start(t testing.TB, o Options) *Server {
 	return s
 }
 
-func openStore(t testing.TB, engine string) store.Store {
+// startLog loads the log's key as `registry serve` does and runs its
+// integrator until the test ends.
+func startLog(t testing.TB, st store.Store, skey, origin string, log *slog.Logger) *translog.Log {
+	t.Helper()
+	var (
+		key translog.Key
+		err error
+	)
+	if skey != "" {
+		key, err = translog.ParseKey(skey)
+	} else {
+		key, err = translog.LoadKey(context.Background(), st, "", origin)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := translog.New(st, key, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tl.Run(ctx, 50*time.Millisecond); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return tl
+}
+
+func openStore(t testing.TB, engine, dsn string) store.Store {
 	t.Helper()
 	ctx := context.Background()
 	var (
@@ -109,7 +145,10 @@ func openStore(t testing.TB, engine string) store.Store {
 	case "", "sqlite":
 		st, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
 	case "postgres":
-		st, err = postgres.Open(ctx, pgtest.NewDatabase(t))
+		if dsn == "" {
+			dsn = pgtest.NewDatabase(t)
+		}
+		st, err = postgres.Open(ctx, dsn)
 	default:
 		t.Fatalf("security harness: unknown engine %q", engine)
 	}

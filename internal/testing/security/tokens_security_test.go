@@ -45,7 +45,7 @@ func (s *leakyTokenStore) TouchToken(ctx context.Context, id int64, at time.Time
 // nothing.
 func TestRevokedTokenRefusedEvenWhenTheStoreReturnsIt(t *testing.T) {
 	ctx := context.Background()
-	st := &leakyTokenStore{Store: openStore(t, "sqlite")}
+	st := &leakyTokenStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(st, registry.Config{PublicURL: "http://127.0.0.1"})
 	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
 	if err != nil {
@@ -69,7 +69,7 @@ func TestRevokedTokenRefusedEvenWhenTheStoreReturnsIt(t *testing.T) {
 // token's last-used time once, not 100 times.
 func TestLastUsedTouchIsThrottled(t *testing.T) {
 	ctx := context.Background()
-	st := &leakyTokenStore{Store: openStore(t, "sqlite")}
+	st := &leakyTokenStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(st, registry.Config{PublicURL: "http://127.0.0.1"})
 	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
 	if err != nil {

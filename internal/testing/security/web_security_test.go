@@ -410,7 +410,7 @@ func (r *recordingStore) TokenBySecret(ctx context.Context, h [32]byte) (store.T
 // an engine that returned a near match would still be refused.
 func TestTokenLookupIsByHashAndConstantTime(t *testing.T) {
 	ctx := context.Background()
-	rec := &recordingStore{Store: openStore(t, "sqlite")}
+	rec := &recordingStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(rec, registry.Config{PublicURL: "http://127.0.0.1"})
 	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
 	if err != nil {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/follow"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// followTimeout bounds one request to an upstream; it must outlast the
+// follower's long poll of the upstream's feed.
+const followTimeout = 45 * time.Second
+
+// followers builds one follower per --follow upstream.
+func followers(cfg config.Serve, svc *registry.Service, st store.Store, log *slog.Logger) ([]*follow.Follower, error) {
+	if len(cfg.Follow) == 0 {
+		return nil, nil
+	}
+	hc, err := client.NewUpstreamHTTP(cfg.Follow, cfg.OutboundAllow, followTimeout, registry.DefaultMirrorRedirects)
+	if err != nil {
+		return nil, fmt.Errorf("follow: %w", err)
+	}
+	var out []*follow.Follower
+	for _, base := range cfg.Follow {
+		c, err := client.New(base, hc)
+		if err != nil {
+			return nil, fmt.Errorf("follow: %w", err)
+		}
+		c.MaxDocumentBytes = cfg.MaxDocumentBytes
+		c.UserAgent = "agora-registry-follower/1"
+		out = append(out, follow.New(c, svc, st, log, follow.Timing{}))
+	}
+	return out, nil
+}
+
+// runFollowers runs the followers until ctx ends; the returned function
+// waits for them.
+func runFollowers(ctx context.Context, fs []*follow.Follower) (wait func()) {
+	done := make(chan struct{}, len(fs))
+	for _, f := range fs {
+		go func() { f.Run(ctx); done <- struct{}{} }()
+	}
+	return func() {
+		for range fs {
+			<-done
+		}
+	}
+}

@@ -1,0 +1,17 @@
+package config
+
+// Verify is the configuration of `registry verify`.
+type Verify struct {
+	Registry string
+	Key      string // note verifier key; empty: the one pinned in the state file, else the registry's own (trust on first use)
+	State    string // empty: the user's config directory
+}
+
+// Options lists the options of `registry verify`.
+func (v *Verify) Options() []Option {
+	return []Option{
+		{Flag: "registry", Env: "REGISTRY_SERVER", Default: "http://127.0.0.1:8080", Usage: "registry base URL whose transparency log `registry verify` audits", Value: URL(&v.Registry, false, "http", "https")},
+		{Flag: "key", Env: "REGISTRY_LOG_VERIFIER_KEY", Default: "", Usage: "the log's note verifier key (origin+hash+key, from the operator); empty means the key pinned in the state file, else the registry's /.well-known/agora on first use", Value: Text(&v.Key)},
+		{Flag: "state", Env: "REGISTRY_VERIFY_STATE", Default: "", Usage: "file keeping the verifier key and the last checkpoint `registry verify` saw; empty means one per registry under the user's config directory", Value: Text(&v.State)},
+	}
+}

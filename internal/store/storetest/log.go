@@ -1,0 +1,319 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// refLog is a reference integrator: it keeps every stored hash in memory,
+// computed by tlog itself, and writes a text the test can recognise. The
+// store's hashes, read back, must equal it.
+type refLog struct {
+	mu     sync.Mutex
+	hashes []tlog.Hash
+	texts  [][]byte
+}
+
+func (r *refLog) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		if x >= int64(len(r.hashes)) {
+			return nil, fmt.Errorf("reference: hash %d not stored", x)
+		}
+		out[i] = r.hashes[x]
+	}
+	return out, nil
+}
+
+func refText(ev store.LogEvent) []byte {
+	return fmt.Appendf(nil, "%s\n%s\n%x\n%d\n%s\n%s\n%q\n", ev.Event, ev.Digest.Hex(), ev.SHA256, ev.Size,
+		ev.At.UTC().Format(time.RFC3339Nano), ev.Status, ev.Reason)
+}
+
+// integrate is the store.Integrator; it reads older hashes through the
+// store's reader, so that reader is checked against the reference too.
+func (r *refLog) integrate(head store.LogHead, pending []store.LogEvent, read tlog.HashReader) (store.LogBatch, bool, error) {
+	if len(pending) == 0 {
+		return store.LogBatch{}, false, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if head.Size != int64(len(r.texts)) {
+		return store.LogBatch{}, false, fmt.Errorf("head size %d, reference %d", head.Size, len(r.texts))
+	}
+	if head.Size > 0 {
+		got, err := read.ReadHashes([]int64{0, tlog.StoredHashCount(head.Size) - 1})
+		if err != nil {
+			return store.LogBatch{}, false, err
+		}
+		if got[0] != r.hashes[0] || got[1] != r.hashes[len(r.hashes)-1] {
+			return store.LogBatch{}, false, errors.New("the transaction's hash reader disagrees with the reference")
+		}
+	}
+	b := store.LogBatch{}
+	first := len(r.hashes)
+	for i, ev := range pending {
+		text := refText(ev)
+		hs, err := tlog.StoredHashes(head.Size+int64(i), text, r)
+		if err != nil {
+			return store.LogBatch{}, false, err
+		}
+		r.hashes, r.texts = append(r.hashes, hs...), append(r.texts, text)
+		b.Records = append(b.Records, store.LogRecord{Index: head.Size + int64(i), Digest: ev.Digest, Event: ev.Event, Text: text})
+	}
+	b.Hashes = append([]tlog.Hash(nil), r.hashes[first:]...)
+	size := head.Size + int64(len(pending))
+	root, err := tlog.TreeHash(size, r)
+	if err != nil {
+		return store.LogBatch{}, false, err
+	}
+	b.Head = store.LogHead{Size: size, Root: root, Checkpoint: fmt.Appendf(nil, "size %d", size)}
+	return b, true, nil
+}
+
+// drain integrates until nothing is queued.
+func (r *refLog) drain(t testing.TB, s store.Store, limit int) store.LogHead {
+	t.Helper()
+	for {
+		head, n, err := s.IntegrateLog(ctx(t), limit, r.integrate)
+		noErr(t, "IntegrateLog", err)
+		if n < limit {
+			return head
+		}
+	}
+}
+
+func testLog(t *testing.T, open Opener) {
+	s := open(t)
+	ref := &refLog{}
+	head, err := s.LogHead(ctx(t))
+	noErr(t, "LogHead of a fresh store", err)
+	if head.Size != 0 || len(head.Checkpoint) != 0 {
+		t.Fatalf("fresh log head = %+v, want size 0 and no checkpoint", head)
+	}
+
+	a := putText(t, s, simpleDoc("Logged one", "first", nil, "Body."))
+	_, err = s.LogLookup(ctx(t), a.Digest)
+	wantErr(t, "LogLookup of a queued publish", err, store.ErrLogPending)
+	nds := []store.NewDocument{prepare(t, simpleDoc("Logged two", "x", nil, "B.")), prepare(t, simpleDoc("Logged three", "x", nil, "B."))}
+	_, err = s.PutMany(ctx(t), nds)
+	noErr(t, "PutMany", err)
+	_, _, err = s.Put(ctx(t), prepare(t, simpleDoc("Logged one", "first", nil, "Body.")))
+	noErr(t, "Put again", err) // not new: no event
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), a.Digest, "gone"))
+	noErr(t, "Withdraw again", s.Withdraw(ctx(t), a.Digest, "twice")) // no second event
+	tomb := prepare(t, simpleDoc("Logged tomb", "x", nil, "B."))
+	when := time.Date(2020, 1, 2, 3, 4, 5, 6000, time.UTC)
+	tomb.WithdrawnAt, tomb.WithdrawReason = &when, "legal"
+	put(t, s, tomb)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	noErr(t, "AppendLog", s.AppendLog(ctx(t), store.LogEvent{Event: "deprecate", Digest: a.Digest, SHA256: a.SHA256, Size: a.Size, At: at, Status: "deprecated", Reason: "old"}))
+
+	head = ref.drain(t, s, 2) // batches of 2: integration across transactions
+	want := []struct {
+		event  string
+		digest protocol.Digest
+	}{
+		{"publish", a.Digest}, {"publish", nds[0].Document.Sums.SHA1}, {"publish", nds[1].Document.Sums.SHA1},
+		{"withdraw", a.Digest}, {"publish", tomb.Document.Sums.SHA1}, {"withdraw", tomb.Document.Sums.SHA1}, {"deprecate", a.Digest},
+	}
+	if head.Size != int64(len(want)) || string(head.Checkpoint) != fmt.Sprintf("size %d", len(want)) {
+		t.Fatalf("log head %d %q after integration, want %d records", head.Size, head.Checkpoint, len(want))
+	}
+	recs, err := s.LogRecords(ctx(t), 0, store.MaxLogRecords)
+	noErr(t, "LogRecords", err)
+	if len(recs) != len(want) {
+		t.Fatalf("LogRecords gave %d records, want %d", len(recs), len(want))
+	}
+	if recs[1].Digest == want[2].digest { // a batch's rows may enter in any order
+		want[1], want[2] = want[2], want[1]
+	}
+	for i, w := range want {
+		r := recs[i]
+		if r.Index != int64(i) || r.Event != w.event || r.Digest != w.digest || !bytes.Equal(r.Text, ref.texts[i]) {
+			t.Fatalf("record %d = %d %s %s, want %s %s", i, r.Index, r.Event, r.Digest, w.event, w.digest)
+		}
+	}
+	if !bytes.Contains(recs[3].Text, []byte(`"gone"`)) || !bytes.Contains(recs[5].Text, []byte(`"legal"`)) ||
+		!bytes.Contains(recs[5].Text, []byte("2020-01-02T03:04:05.000006Z")) || !bytes.Contains(recs[4].Text, []byte("\n\"\"\n")) {
+		t.Fatalf("withdraw events lost their reason or time: %q / %q", recs[3].Text, recs[5].Text)
+	}
+
+	// Every stored hash, and the root, as tlog computes them.
+	n := tlog.StoredHashCount(head.Size)
+	idx := make([]int64, n)
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	got, err := s.LogHashes(ctx(t), idx)
+	noErr(t, "LogHashes", err)
+	for i := range got {
+		if got[i] != ref.hashes[i] {
+			t.Fatalf("stored hash %d differs from tlog's", i)
+		}
+	}
+	root, err := tlog.TreeHash(head.Size, ref)
+	noErr(t, "TreeHash", err)
+	if head.Root != root {
+		t.Fatal("the stored root is not tlog's")
+	}
+	_, err = s.LogHashes(ctx(t), []int64{n})
+	wantErr(t, "LogHashes past the end", err, store.ErrNotFound)
+	_, err = s.LogHashes(ctx(t), []int64{-1})
+	wantErr(t, "LogHashes of a negative index", err, store.ErrInvalid)
+
+	id, err := s.LogLookup(ctx(t), a.Digest)
+	noErr(t, "LogLookup", err)
+	if id != 0 {
+		t.Fatalf("LogLookup = %d, want the publish record 0", id)
+	}
+	_, err = s.LogLookup(ctx(t), protocol.Digest{1})
+	wantErr(t, "LogLookup of an unknown hash", err, store.ErrNotFound)
+	part, err := s.LogRecords(ctx(t), 5, 10)
+	noErr(t, "LogRecords from 5", err)
+	if len(part) != 2 || part[0].Index != 5 {
+		t.Fatalf("LogRecords(5, 10) = %d records from %d", len(part), part[0].Index)
+	}
+	_, err = s.LogRecords(ctx(t), 0, store.MaxLogRecords+1)
+	wantErr(t, "LogRecords over the cap", err, store.ErrInvalid)
+	_, _, err = s.IntegrateLog(ctx(t), store.MaxLogBatch+1, ref.integrate)
+	wantErr(t, "IntegrateLog over the cap", err, store.ErrInvalid)
+
+	// A batch that does not cover the queue is refused and nothing changes.
+	putText(t, s, simpleDoc("Logged four", "x", nil, "B."))
+	_, _, err = s.IntegrateLog(ctx(t), 10, func(h store.LogHead, p []store.LogEvent, _ tlog.HashReader) (store.LogBatch, bool, error) {
+		return store.LogBatch{Head: store.LogHead{Size: h.Size + 1, Root: h.Root}}, true, nil
+	})
+	if err == nil {
+		t.Fatal("IntegrateLog stored a batch without its records")
+	}
+	if h, _ := s.LogHead(ctx(t)); h.Size != head.Size {
+		t.Fatalf("a refused batch changed the head to %d", h.Size)
+	}
+
+	// The signing key: generated once, then kept.
+	k1, err := s.LogSigningKey(ctx(t), func() (string, error) { return "first", nil })
+	noErr(t, "LogSigningKey", err)
+	k2, err := s.LogSigningKey(ctx(t), func() (string, error) { return "second", nil })
+	noErr(t, "LogSigningKey again", err)
+	if k1 != "first" || k2 != "first" {
+		t.Fatalf("signing keys %q, %q; want the first one kept", k1, k2)
+	}
+}
+
+// testLogConcurrent publishes from many goroutines while integrating
+// concurrently: the log ends with each document once, gap-free.
+func testLogConcurrent(t *testing.T, open Opener) {
+	s := open(t)
+	ref := &refLog{}
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	integrated := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				_, _, err := s.IntegrateLog(ctx(t), store.MaxLogBatch, ref.integrate)
+				integrated <- err
+				return
+			default:
+			}
+			if _, _, err := s.IntegrateLog(ctx(t), 3, ref.integrate); err != nil {
+				integrated <- err
+				return
+			}
+		}
+	}()
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				putText(t, s, simpleDoc(fmt.Sprintf("Concurrent %d %d", w, i), "x", nil, "B."))
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	noErr(t, "concurrent integration", <-integrated)
+	head := ref.drain(t, s, store.MaxLogBatch)
+	if head.Size != writers*each {
+		t.Fatalf("log size %d, want %d", head.Size, writers*each)
+	}
+	recs, err := s.LogRecords(ctx(t), 0, store.MaxLogRecords)
+	noErr(t, "LogRecords", err)
+	seen := map[protocol.Digest]bool{}
+	for i, r := range recs {
+		if r.Index != int64(i) || seen[r.Digest] {
+			t.Fatalf("record %d: index %d, repeated %v", i, r.Index, seen[r.Digest])
+		}
+		seen[r.Digest] = true
+	}
+}
+
+func testFollowState(t *testing.T, open Opener) {
+	s := open(t)
+	_, err := s.FollowState(ctx(t), "https://up.example")
+	wantErr(t, "FollowState before any save", err, store.ErrNotFound)
+	st := store.FollowState{Upstream: "https://up.example", Applied: 7, VerifierKey: "k", Checkpoint: []byte("cp")}
+	noErr(t, "SaveFollowState", s.SaveFollowState(ctx(t), st))
+	st.Applied, st.Checkpoint, st.Forked = 9, []byte("cp2"), true
+	noErr(t, "SaveFollowState again", s.SaveFollowState(ctx(t), st))
+	noErr(t, "SaveFollowState of another", s.SaveFollowState(ctx(t), store.FollowState{Upstream: "https://other.example", VerifierKey: "o", Checkpoint: []byte{}}))
+	got, err := s.FollowState(ctx(t), "https://up.example")
+	noErr(t, "FollowState", err)
+	if got.Applied != 9 || string(got.Checkpoint) != "cp2" || !got.Forked || got.VerifierKey != "k" {
+		t.Fatalf("FollowState = %+v", got)
+	}
+}
+
+func testWebhooks(t *testing.T, open Opener) {
+	s := open(t)
+	w, err := s.CreateWebhook(ctx(t), "https://hook.example/a", "s3cret", []string{"publish"}, 5)
+	noErr(t, "CreateWebhook", err)
+	if w.ID == 0 || w.Delivered != 5 || len(w.Events) != 1 || w.Secret != "s3cret" {
+		t.Fatalf("CreateWebhook = %+v", w)
+	}
+	_, err = s.CreateWebhook(ctx(t), "https://hook.example/b", "x", []string{"publish", "withdraw"}, 0)
+	noErr(t, "CreateWebhook b", err)
+	now := time.Now()
+	got, err := s.ClaimWebhooks(ctx(t), now, time.Minute)
+	noErr(t, "ClaimWebhooks", err)
+	if len(got) != 2 {
+		t.Fatalf("ClaimWebhooks claimed %d, want both", len(got))
+	}
+	again, err := s.ClaimWebhooks(ctx(t), now, time.Minute)
+	noErr(t, "ClaimWebhooks again", err)
+	if len(again) != 0 {
+		t.Fatalf("leased webhooks were claimed twice: %d", len(again))
+	}
+	since := now.Add(-time.Hour).Truncate(time.Microsecond)
+	w.Delivered, w.Attempts, w.FailingSince, w.NextAt = 6, 2, &since, now.Add(time.Hour)
+	noErr(t, "SaveWebhookProgress", s.SaveWebhookProgress(ctx(t), w))
+	// a's lease ended but its backoff holds it; b's lease runs.
+	if c, _ := s.ClaimWebhooks(ctx(t), now.Add(30*time.Second), time.Minute); len(c) != 0 {
+		t.Fatalf("claimed %d during backoff and lease", len(c))
+	}
+	c, err := s.ClaimWebhooks(ctx(t), now.Add(2*time.Hour), time.Minute)
+	noErr(t, "ClaimWebhooks later", err)
+	if len(c) != 2 || c[0].Delivered != 6 || c[0].Attempts != 2 || c[0].FailingSince == nil || !c[0].FailingSince.Equal(since) {
+		t.Fatalf("ClaimWebhooks after backoff = %+v", c)
+	}
+	noErr(t, "DeleteWebhook", s.DeleteWebhook(ctx(t), w.ID))
+	wantErr(t, "DeleteWebhook twice", s.DeleteWebhook(ctx(t), w.ID), store.ErrNotFound)
+	ws, err := s.ListWebhooks(ctx(t))
+	noErr(t, "ListWebhooks", err)
+	if len(ws) != 1 || ws[0].URL != "https://hook.example/b" || len(ws[0].Events) != 2 {
+		t.Fatalf("ListWebhooks = %+v", ws)
+	}
+}

@@ -1,0 +1,270 @@
+package translog
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
+)
+
+// Errors of the log's read side.
+var (
+	ErrBadTile      = apperr.New(apperr.Invalid, "bad_tile_path", "not a tile path of this log: tile/8/L/N[.p/W] (tlog.Tile.Path, height 8)")
+	ErrTileNotFound = apperr.New(apperr.NotFound, "tile_not_found", "the log has no such tile yet")
+	ErrNoRecord     = apperr.New(apperr.NotFound, "record_not_found", "the log has no record with this id")
+	ErrNotLogged    = apperr.New(apperr.NotFound, "not_logged", "no document with this hash is in the transparency log")
+)
+
+// Checkpoint is the latest signed tree head.
+func (l *Log) Checkpoint(ctx context.Context) ([]byte, error) {
+	head, err := l.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return head.Checkpoint, nil
+}
+
+// head reads the latest head once this process has signed it (its first
+// integration, right after start, signs a fresh log or one whose key
+// changed).
+func (l *Log) head(ctx context.Context) (store.LogHead, error) {
+	select {
+	case <-l.signed:
+	default:
+		if _, err := l.integrateBatch(ctx); err != nil {
+			return store.LogHead{}, err
+		}
+	}
+	return l.st.LogHead(ctx)
+}
+
+// Tile answers a tile path (tlog.Tile.Path, height TileHeight; data tiles
+// as sum.golang.org serves them). full reports a tile of full width, whose
+// bytes never change.
+func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, err error) {
+	t, err := tlog.ParseTilePath(path)
+	if err != nil || t.H != TileHeight {
+		return nil, false, ErrBadTile
+	}
+	head, err := l.head(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if !tileInTree(t, head.Size) {
+		return nil, false, ErrTileNotFound
+	}
+	full = t.W == 1<<TileHeight
+	if t.L == -1 {
+		data, err = l.dataTile(ctx, t)
+		return data, full, err
+	}
+	data, err = tlog.ReadTileData(t, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return l.st.LogHashes(ctx, indexes)
+	}))
+	return data, full, err
+}
+
+// tileInTree reports whether a tree of size n holds all of tile t.
+func tileInTree(t tlog.Tile, n int64) bool {
+	if t.N < 0 || t.L < -1 || t.L > 63/TileHeight || t.N > n>>TileHeight {
+		return false
+	}
+	last := t.N<<TileHeight + int64(t.W) // records (or level hashes) the tile ends at
+	if t.L <= 0 {
+		return last <= n
+	}
+	return last <= n>>(uint(t.L)*TileHeight)
+}
+
+// dataTile is the records of a data tile, each as tlog.FormatRecord writes
+// it without its id line.
+func (l *Log) dataTile(ctx context.Context, t tlog.Tile) ([]byte, error) {
+	recs, err := l.st.LogRecords(ctx, t.N<<TileHeight, t.W)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != t.W {
+		return nil, ErrTileNotFound
+	}
+	var data []byte
+	for _, r := range recs {
+		data = append(data, r.Text...)
+		data = append(data, '\n')
+	}
+	return data, nil
+}
+
+// Record is one record's text.
+func (l *Log) Record(ctx context.Context, id int64) ([]byte, error) {
+	if id < 0 {
+		return nil, ErrNoRecord
+	}
+	recs, err := l.st.LogRecords(ctx, id, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || recs[0].Index != id {
+		return nil, ErrNoRecord
+	}
+	return recs[0].Text, nil
+}
+
+// Lookup answers as sum.golang.org's /lookup: the id and text of the
+// document's publish record (tlog.FormatRecord), then the signed
+// checkpoint, whose tree holds the record. A document whose record is
+// still queued is integrated first.
+func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	id, err := l.st.LogLookup(ctx, d)
+	if errors.Is(err, store.ErrLogPending) {
+		if _, err = l.integrateBatch(ctx); err == nil {
+			id, err = l.st.LogLookup(ctx, d)
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotLogged
+	}
+	if err != nil {
+		return nil, err
+	}
+	text, err := l.Record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := tlog.FormatRecord(id, text)
+	if err != nil {
+		return nil, err
+	}
+	head, err := l.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(msg, head.Checkpoint...), nil
+}
+
+// Change is one record of the change feed.
+type Change struct {
+	Index  int64     `json:"index"`
+	Event  string    `json:"event"`
+	Hex    string    `json:"hex"`
+	Base64 string    `json:"base64"`
+	SHA256 string    `json:"sha256"`
+	Size   int       `json:"size"`
+	Time   time.Time `json:"time"`
+	Status string    `json:"status,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// ChangeOf is a record as the change feed and webhooks show it.
+func ChangeOf(r store.LogRecord) (Change, error) {
+	rec, err := ParseRecord(r.Text)
+	if err != nil {
+		return Change{}, err
+	}
+	return Change{
+		Index: r.Index, Event: rec.Event, Hex: rec.Digest.Hex(), Base64: rec.Digest.Base64(),
+		SHA256: hex.EncodeToString(rec.SHA256[:]), Size: rec.Size, Time: rec.Time, Status: rec.Status, Reason: rec.Reason,
+	}, nil
+}
+
+// Changes is one answer of the change feed.
+type Changes struct {
+	Changes []Change `json:"changes"`
+	// Next is the after value of the next call.
+	Next int64 `json:"next"`
+	// TreeSize is the log's size when answered.
+	TreeSize int64 `json:"treeSize"`
+}
+
+// Feed limits.
+const (
+	MaxFeedLimit     = store.MaxLogRecords
+	DefaultFeedLimit = 100
+	MaxFeedWait      = 30 * time.Second
+	// MaxFeedWaiters bounds the long polls waiting at once; past it a
+	// poll answers at once, empty.
+	MaxFeedWaiters = 1024
+)
+
+// Changes returns the records from index after on (after is how many
+// the reader has), at most limit; with wait > 0 and nothing new it waits
+// up to wait for the log to grow.
+func (l *Log) Changes(ctx context.Context, after int64, limit int, wait time.Duration) (Changes, error) {
+	if after < 0 || limit < 1 || limit > MaxFeedLimit || wait < 0 || wait > MaxFeedWait {
+		return Changes{}, store.ErrInvalid.With(fmt.Sprintf(
+			"the change feed takes after ≥ 0, limit 1 to %d and wait up to %s", MaxFeedLimit, MaxFeedWait))
+	}
+	for {
+		l.mu.Lock()
+		changed := l.changed
+		l.mu.Unlock()
+		out, err := l.changes(ctx, after, limit)
+		if err != nil || len(out.Changes) > 0 || wait == 0 || !l.waiter() {
+			return out, err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-changed:
+			timer.Stop()
+			l.unwait()
+			wait = 0 // one more read, then answer
+			continue
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		}
+		l.unwait()
+		return out, nil
+	}
+}
+
+// waiter takes a long-poll slot, unless all are taken.
+func (l *Log) waiter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.waiting >= MaxFeedWaiters {
+		return false
+	}
+	l.waiting++
+	return true
+}
+
+func (l *Log) unwait() {
+	l.mu.Lock()
+	l.waiting--
+	l.mu.Unlock()
+}
+
+func (l *Log) changes(ctx context.Context, after int64, limit int) (Changes, error) {
+	head, err := l.head(ctx)
+	if err != nil {
+		return Changes{}, err
+	}
+	l.saw(head.Size)
+	out := Changes{Changes: []Change{}, Next: after, TreeSize: head.Size}
+	if after >= head.Size {
+		return out, nil
+	}
+	recs, err := l.st.LogRecords(ctx, after, limit)
+	if err != nil {
+		return Changes{}, err
+	}
+	for _, r := range recs {
+		if r.Index >= head.Size || r.Index != out.Next {
+			break // past the head read, or a gap (never: indexes are dense)
+		}
+		c, err := ChangeOf(r)
+		if err != nil {
+			return Changes{}, err
+		}
+		out.Changes = append(out.Changes, c)
+		out.Next = r.Index + 1
+	}
+	return out, nil
+}

@@ -1,0 +1,189 @@
+// Package webhook delivers the transparency log's records to registered
+// receivers (`registry webhook add`): each record a CloudEvents 1.0 JSON
+// POST (structured mode), signed `X-Agora-Signature: sha256=<HMAC>`, in
+// log order from the webhook's cursor in the database, retried with
+// exponential backoff for up to a day, through the SSRF guard.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/translog"
+)
+
+// Store is what delivery needs from the storage engine.
+type Store interface {
+	store.Webhooks
+	LogHead(ctx context.Context) (store.LogHead, error)
+	LogRecords(ctx context.Context, from int64, n int) ([]store.LogRecord, error)
+}
+
+// Timing of deliveries; zero values get the defaults.
+type Timing struct {
+	Poll       time.Duration // how often due webhooks are looked for (1 s)
+	Lease      time.Duration // how long one process owns a webhook's round (1 min)
+	MinBackoff time.Duration // wait after a first failure (10 s), doubling
+	MaxBackoff time.Duration // longest wait (1 h)
+	GiveUp     time.Duration // a record failing this long is skipped (24 h)
+}
+
+// perRound bounds the records one webhook is sent per round.
+const perRound = 100
+
+// maxAnswerBytes is what of a receiver's answer is read (and dropped).
+const maxAnswerBytes = 64 << 10
+
+// Dispatcher delivers every webhook's records.
+type Dispatcher struct {
+	st     Store
+	hc     *http.Client
+	source string // the registry's public URL: the events' source
+	log    *slog.Logger
+	t      Timing
+	// Now is the clock (tests move it past backoffs).
+	Now func() time.Time
+}
+
+// New returns a dispatcher posting through hc (the SSRF-guarded client).
+func New(st Store, hc *http.Client, source string, logger *slog.Logger, t Timing) *Dispatcher {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&t.Poll, time.Second)
+	def(&t.Lease, time.Minute)
+	def(&t.MinBackoff, 10*time.Second)
+	def(&t.MaxBackoff, time.Hour)
+	def(&t.GiveUp, 24*time.Hour)
+	return &Dispatcher{st: st, hc: hc, source: source, log: logger, t: t, Now: time.Now}
+}
+
+// Run delivers every poll interval until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	tick := time.NewTicker(d.t.Poll)
+	defer tick.Stop()
+	for {
+		if err := d.Deliver(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: a delivery round failed", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Deliver runs one round: each due webhook is sent its next records.
+func (d *Dispatcher) Deliver(ctx context.Context) error {
+	head, err := d.st.LogHead(ctx)
+	if err != nil {
+		return err
+	}
+	ws, err := d.st.ClaimWebhooks(ctx, d.Now(), d.t.Lease)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if err := d.round(ctx, w, head.Size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// round sends one webhook up to perRound records and saves where it got.
+func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) error {
+	if w.Delivered < size {
+		recs, err := d.st.LogRecords(ctx, w.Delivered, int(min(perRound, size-w.Delivered)))
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if !slices.Contains(w.Events, r.Event) {
+				w.Delivered = r.Index + 1
+				continue
+			}
+			if err := d.post(ctx, w, r); err != nil {
+				now := d.Now()
+				if w.FailingSince == nil {
+					w.FailingSince = &now
+				}
+				if now.Sub(*w.FailingSince) < d.t.GiveUp {
+					w.Attempts++
+					w.NextAt = now.Add(min(d.t.MinBackoff<<min(w.Attempts-1, 20), d.t.MaxBackoff))
+					d.log.Warn("webhook delivery failed; retrying", "webhook", w.ID, "record", r.Index, "attempts", w.Attempts, "error", err.Error())
+					return d.st.SaveWebhookProgress(ctx, w)
+				}
+				d.log.Error("webhook delivery given up after retrying for a day", "webhook", w.ID, "record", r.Index, "error", err.Error())
+			}
+			w.Delivered, w.Attempts, w.FailingSince = r.Index+1, 0, nil
+		}
+	}
+	w.NextAt = d.Now()
+	return d.st.SaveWebhookProgress(ctx, w)
+}
+
+// Event is a record as a CloudEvents 1.0 structured-mode event.
+type Event struct {
+	SpecVersion     string          `json:"specversion"`
+	ID              string          `json:"id"`
+	Source          string          `json:"source"`
+	Type            string          `json:"type"`
+	Subject         string          `json:"subject"`
+	Time            time.Time       `json:"time"`
+	DataContentType string          `json:"datacontenttype"`
+	Data            translog.Change `json:"data"`
+}
+
+// Sign is the X-Agora-Signature value of body under secret.
+func Sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func (d *Dispatcher) post(ctx context.Context, w store.Webhook, r store.LogRecord) error {
+	c, err := translog.ChangeOf(r)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(Event{SpecVersion: "1.0", ID: fmt.Sprintf("%s/log/%d", d.source, r.Index), Source: d.source,
+		Type: "org.agora-registry." + c.Event, Subject: c.Hex, Time: c.Time, DataContentType: "application/json", Data: c})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/cloudevents+json")
+	req.Header.Set("User-Agent", "agora-registry-webhook/1")
+	req.Header.Set("X-Agora-Signature", Sign(w.Secret, body))
+	resp, err := d.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswerBytes))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("the receiver answered %d", resp.StatusCode)
+	}
+	return nil
+}

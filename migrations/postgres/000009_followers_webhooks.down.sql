@@ -1,0 +1,2 @@
+DROP TABLE webhooks;
+DROP TABLE follow_state;
