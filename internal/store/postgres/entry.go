@@ -15,7 +15,7 @@ import (
 // entryColumns are the columns scanEntry reads, in order; content is never
 // among them (contentColumn is appended when it is wanted).
 const entryColumns = `digest, sha256, size, title, description, multiround, tags, version, supersedes,
-	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher`
+	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher, demoted`
 
 const contentColumn = `, content`
 
@@ -29,10 +29,11 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		supersedes []byte
 		lints      []byte
 		withdrawn  *time.Time
+		demoted    int16
 		m          = &e.Metadata
 	)
 	dest := []any{&digest, &sha, &e.Size, &m.Title, &m.Description, &m.Multiround, &m.Tags, &m.Version, &supersedes,
-		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher}
+		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher, &demoted}
 	if withContent {
 		dest = append(dest, &e.Content)
 	}
@@ -44,6 +45,7 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		return store.Entry{}, fmt.Errorf("postgres: stored row has a malformed digest (%d/%d bytes)", len(digest), len(sha))
 	}
 	e.Digest = protocol.Digest(digest)
+	e.Demoted = store.Demotion(demoted)
 	e.SHA256 = [32]byte(sha)
 	if supersedes != nil {
 		if len(supersedes) != protocol.DigestSize {

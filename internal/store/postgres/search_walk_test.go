@@ -332,29 +332,9 @@ func (c *walkCorpus) put(t *testing.T, docs []*walkDoc) {
 	}
 }
 
-// checkSizes makes sure the corpus still reaches the paths it is for if
-// the thresholds change: the head tiers of the dense words hold more than
-// headProbe candidates, and walrus' sparse tier 1 has a gap wider than a
-// tier walk's window.
+// checkSizes makes sure the corpus's words are their own lexemes.
 func (c *walkCorpus) checkSizes(t *testing.T) {
 	t.Helper()
-	for _, word := range []string{"walrus", "narwhal", "quokka", "ibex"} {
-		heads := 0
-		for _, d := range c.docs {
-			if !d.withdrawn && (slices.Contains(d.title, word) || slices.Contains(d.desc, word) || slices.Contains(d.tags, word)) {
-				heads++
-			}
-		}
-		if heads <= headProbe {
-			t.Fatalf("%q is in %d heads, not more than headProbe (%d): the walks would not run", word, heads, headProbe)
-		}
-	}
-	if walkCorpusSize-120 <= tierWindow {
-		t.Fatalf("walrus' tier 1 gap (%d rows) is not wider than tierWindow (%d)", walkCorpusSize-120, tierWindow)
-	}
-	if newer := walkCorpusSize - ibexOld; newer <= tierWindow {
-		t.Fatalf("only %d documents are newer than the old ibex titles, not more than tierWindow (%d)", newer, tierWindow)
-	}
 	// The words must be their own lexemes, so that matching words here is
 	// matching lexemes there.
 	for _, word := range []string{"walrus", "narwhal", "quokka", "badger", "ocelot", "lemur", "ibex"} {

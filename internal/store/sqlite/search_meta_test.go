@@ -137,8 +137,11 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 // of documents_fts with column filters, as the search did before the meta
 // index existed.
 func oracleRelevance(t *testing.T, s *Store, q store.Query) []string {
-	terms := store.Terms(q.Text)
-	all, title, meta := ftsMatch(terms, false, ""), ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags")
+	m, err := store.Expand(context.Background(), store.Terms(q.Text), s.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
 	tiers := []string{
 		"(%[1]s) AND (%[2]s) AND (%[3]s)",
 		"(%[1]s) AND ((%[2]s) NOT (%[3]s))",

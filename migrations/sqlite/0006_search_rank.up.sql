@@ -1,0 +1,32 @@
+-- Search ranking, the tag listing's key and the word list
+-- (internal/store/sqlite/search.go).
+--
+-- demoted ranks a document after every live match of a search: bit 1 is
+-- set while a listed newer version by the same publisher supersedes it
+-- (kept by the trigger below and by Withdraw), bit 2 is reserved for a
+-- publisher's "deprecated" status. Any bit set demotes.
+ALTER TABLE documents ADD COLUMN demoted INTEGER NOT NULL DEFAULT 0;
+UPDATE documents SET demoted = 1
+WHERE EXISTS (SELECT 1 FROM documents n
+              WHERE n.supersedes = documents.hex AND n.publisher = documents.publisher AND n.withdrawn_at IS NULL);
+CREATE INDEX documents_demoted ON documents (id) WHERE demoted <> 0;
+
+CREATE TRIGGER documents_supersede AFTER INSERT ON documents
+    WHEN NEW.supersedes IS NOT NULL AND NEW.withdrawn_at IS NULL BEGIN
+    UPDATE documents SET demoted = demoted | 1
+    WHERE hex = NEW.supersedes AND publisher = NEW.publisher AND demoted & 1 = 0;
+END;
+
+-- A tag's rows carry their document's newest-first key, so a listing by
+-- tag reads one index range in order and stops after a page.
+ALTER TABLE document_tags ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE document_tags ADD COLUMN hex TEXT NOT NULL DEFAULT '';
+UPDATE document_tags SET (created_at, hex) = (SELECT d.created_at, d.hex FROM documents d WHERE d.id = document_tags.doc_id);
+CREATE INDEX document_tags_newest ON document_tags (tag, created_at DESC, hex DESC);
+
+-- search_words are the words of listed titles, descriptions and tags, as
+-- written (lower-cased, not stemmed): the last query word's prefix
+-- expands to some of them, and a search that finds nothing suggests the
+-- nearest. The store adds a new document's words (store.HeadWords); words
+-- are never removed.
+CREATE TABLE search_words (word TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
