@@ -283,8 +283,10 @@ type Documents interface {
 	// query word also matches the indexed words it is a prefix of (Match).
 	Search(ctx context.Context, q Query) (Page, error)
 	// Summarize counts the matches of q (its cursor, sort and limit
-	// aside) and their tags, reading at most MaxSummaryRows of them.
-	Summarize(ctx context.Context, q Query) (Summary, error)
+	// aside) and, with facets, their tags. It reads at most
+	// MaxSummaryRows matches; a larger set is estimated or counted from an
+	// index without its tags (Summary).
+	Summarize(ctx context.Context, q Query, facets bool) (Summary, error)
 	// Suggest respells text's words by the word list (store.Suggest), for
 	// a search that found nothing; "" when it has nothing to offer.
 	Suggest(ctx context.Context, text string) (string, error)

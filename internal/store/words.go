@@ -20,9 +20,12 @@ const (
 	// MaxSuggestCandidates caps the indexed words read per query word when
 	// a search that found nothing looks for a suggestion.
 	MaxSuggestCandidates = 500
-	// MaxSummaryRows caps the matches Summarize reads to count and to
-	// count tags over; beyond it the total is a lower bound.
-	MaxSummaryRows = 1000
+	// MaxSummaryRows caps the matches Summarize reads the tags of; a
+	// larger result set is counted from an index or estimated.
+	MaxSummaryRows = 500
+	// MaxCountRows caps an index count of matches (SQLite); beyond it the
+	// total is an estimate (a lower bound).
+	MaxCountRows = 100000
 	// MaxFacets caps the tags a Summary offers.
 	MaxFacets = 30
 	// maxWordRunes is the longest word kept in the word list.
@@ -162,14 +165,15 @@ func Nearest(word string, candidates []string) string {
 
 // Summary is the size of a search's result set and the tags in it.
 type Summary struct {
-	// Total counts the matches; when Capped, it is MaxSummaryRows and the
-	// matches are more.
-	Total  int
-	Capped bool
-	// Tags are the tags of the matches (of the newest MaxSummaryRows of
-	// them when Capped), most frequent first, at most MaxFacets; tags the
-	// query filters on already are left out.
-	Tags []TagCount
+	// Total counts the matches, exactly unless Estimated.
+	Total     int
+	Estimated bool
+	// Tags are the tags of TagsOf of the matches (all of them when TagsOf
+	// equals an exact Total), most frequent first, at most MaxFacets,
+	// leaving out the tags the query filters on already; nil when not
+	// asked for.
+	Tags   []TagCount
+	TagsOf int
 }
 
 // CountTags tallies the tags of rows of a summary, leaving out the
@@ -242,4 +246,20 @@ func Suggest(ctx context.Context, text string, list WordList) (string, error) {
 		return "", nil
 	}
 	return strings.Join(terms, " "), nil
+}
+
+// Summarized is the Summary of the tags of up to MaxSummaryRows+1 matches
+// an engine read: exact when they are at most MaxSummaryRows, else an
+// estimate (a lower bound the engine may raise) with the tags of
+// MaxSummaryRows of them.
+func Summarized(rows [][]string, filtered []string, facets bool) Summary {
+	sum := Summary{Total: len(rows)}
+	if len(rows) > MaxSummaryRows {
+		rows = rows[:MaxSummaryRows]
+		sum.Estimated = true
+	}
+	if facets {
+		sum.Tags, sum.TagsOf = CountTags(rows, filtered), len(rows)
+	}
+	return sum
 }

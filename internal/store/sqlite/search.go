@@ -319,10 +319,11 @@ func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
 	return out, mapErr(err)
 }
 
-// Summarize counts a query's matches and their tags, reading at most
-// store.MaxSummaryRows of them from the full-text index (words) or the
-// first tag's rows. Without words or tags the counters answer.
-func (s *Store) Summarize(ctx context.Context, q store.Query) (store.Summary, error) {
+// Summarize counts a query's matches from the full-text index (words) or
+// the first tag's rows, up to store.MaxCountRows, and with facets reads
+// the tags of up to store.MaxSummaryRows of them. Without words or tags
+// the counters answer.
+func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return store.Summary{}, err
@@ -330,28 +331,41 @@ func (s *Store) Summarize(ctx context.Context, q store.Query) (store.Summary, er
 	terms := store.Terms(q.Text)
 	if len(terms) == 0 && len(q.Tags) == 0 {
 		st, err := s.Stats(ctx)
-		if err != nil {
-			return store.Summary{}, err
+		if err != nil || !facets {
+			return store.Summary{Total: st.Documents}, err
 		}
 		tags, err := s.Tags(ctx, store.MaxFacets)
-		return store.Summary{Total: st.Documents, Tags: tags}, err
+		return store.Summary{Total: st.Documents, Tags: tags, TagsOf: st.Documents}, err
 	}
 	m, err := store.Expand(ctx, terms, s.words)
 	if err != nil {
 		return store.Summary{}, mapErr(err)
 	}
-	var query string
+	// Withdrawn documents have no full-text or tag rows.
+	var matches, id string
 	var args []any
 	if len(m.Groups) > 0 {
-		tags, tagArgs := tagChecks("f.rowid", q.Tags)
-		query = `SELECT d.tags FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE f MATCH ?` + tags
+		tags, tagArgs := tagChecks("documents_fts.rowid", q.Tags)
+		matches, id = `FROM documents_fts WHERE documents_fts MATCH ?`+tags, "documents_fts.rowid"
 		args = append([]any{ftsAll(m)}, tagArgs...)
 	} else {
 		tags, tagArgs := tagChecks("t.doc_id", q.Tags[1:])
-		query = `SELECT d.tags FROM document_tags t JOIN documents d ON d.id = t.doc_id WHERE t.tag = ?` + tags
+		matches, id = `FROM document_tags t WHERE t.tag = ?`+tags, "t.doc_id"
 		args = append([]any{q.Tags[0]}, tagArgs...)
 	}
-	rows, err := s.read.QueryContext(ctx, query+` AND d.withdrawn_at IS NULL LIMIT ?`, append(args, store.MaxSummaryRows+1)...)
+	var sum store.Summary
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+matches+` LIMIT ?)`,
+		append(args, store.MaxCountRows+1)...).Scan(&sum.Total); err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	if sum.Total > store.MaxCountRows {
+		sum.Total, sum.Estimated = store.MaxCountRows, true
+	}
+	if !facets {
+		return sum, nil
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT d.tags FROM documents d WHERE d.id IN (SELECT `+id+` `+matches+` LIMIT ?)`,
+		append(args, store.MaxSummaryRows)...)
 	if err != nil {
 		return store.Summary{}, mapErr(err)
 	}
@@ -371,11 +385,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query) (store.Summary, er
 	if err := rows.Err(); err != nil {
 		return store.Summary{}, mapErr(err)
 	}
-	sum := store.Summary{Total: len(tagRows)}
-	if sum.Total > store.MaxSummaryRows {
-		sum.Total, sum.Capped, tagRows = store.MaxSummaryRows, true, tagRows[:store.MaxSummaryRows]
-	}
-	sum.Tags = store.CountTags(tagRows, q.Tags)
+	sum.Tags, sum.TagsOf = store.CountTags(tagRows, q.Tags), len(tagRows)
 	return sum, nil
 }
 
