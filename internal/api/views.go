@@ -11,20 +11,23 @@ import (
 // ProtocolView is the JSON form of one entry. The digest spellings are
 // plain strings ("hex", "base64"), which scripts rely on.
 type ProtocolView struct {
-	Hex           string          `json:"hex"`
-	Base64        string          `json:"base64"`
-	Title         string          `json:"title"`
-	Description   string          `json:"description"`
-	Tags          []string        `json:"tags"`
-	Multiround    bool            `json:"multiround"`
-	Version       string          `json:"version,omitempty"`
-	Supersedes    string          `json:"supersedes,omitempty"`
-	Authors       []string        `json:"authors,omitempty"`
-	License       string          `json:"license,omitempty"`
-	Size          int             `json:"size"`
-	CreatedAt     time.Time       `json:"createdAt"`
-	Origin        string          `json:"origin"`
-	Publisher     string          `json:"publisher"`
+	Hex         string    `json:"hex"`
+	Base64      string    `json:"base64"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Tags        []string  `json:"tags"`
+	Multiround  bool      `json:"multiround"`
+	Version     string    `json:"version,omitempty"`
+	Supersedes  string    `json:"supersedes,omitempty"`
+	Authors     []string  `json:"authors,omitempty"`
+	License     string    `json:"license,omitempty"`
+	Size        int       `json:"size"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Origin      string    `json:"origin"`
+	Publisher   string    `json:"publisher"`
+	// Superseded: a listed newer version by the same publisher exists;
+	// search ranks the document after every live match.
+	Superseded    bool            `json:"superseded"`
 	Lints         []protocol.Lint `json:"lints"`
 	Sources       []string        `json:"sources"`
 	HTMLURL       string          `json:"htmlUrl"`
@@ -70,7 +73,7 @@ func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
 		Version: m.Version, Authors: m.Authors, License: m.License,
 		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin, Publisher: e.Publisher,
 		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
-		SDKCompatible: m.FrontMatter,
+		SDKCompatible: m.FrontMatter, Superseded: e.Superseded(),
 	}
 	if v.Lints == nil {
 		v.Lints = []protocol.Lint{}
