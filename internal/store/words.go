@@ -20,12 +20,9 @@ const (
 	// MaxSuggestCandidates caps the indexed words read per query word when
 	// a search that found nothing looks for a suggestion.
 	MaxSuggestCandidates = 500
-	// MaxSummaryRows caps the matches Summarize reads the tags of; a
-	// larger result set is counted from an index or estimated.
+	// MaxSummaryRows caps the matches Summarize reads (and counts the
+	// tags of); a larger result set is estimated.
 	MaxSummaryRows = 500
-	// MaxCountRows caps an index count of matches (SQLite); beyond it the
-	// total is an estimate (a lower bound).
-	MaxCountRows = 100000
 	// MaxFacets caps the tags a Summary offers.
 	MaxFacets = 30
 	// maxWordRunes is the longest word kept in the word list.

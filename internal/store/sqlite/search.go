@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -320,9 +319,11 @@ func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
 }
 
 // Summarize counts a query's matches from the full-text index (words) or
-// the first tag's rows, up to store.MaxCountRows, and with facets reads
-// the tags of up to store.MaxSummaryRows of them. Without words or tags
-// the counters answer.
+// the first tag's rows, newest first, up to store.MaxSummaryRows; a larger
+// set is estimated from how many rows those matches span (matches
+// assumed spread evenly over the rows), or for one tag alone read from its
+// counter. With facets it reads the tags of up to store.MaxSummaryRows
+// matches. Without words or tags the counters answer.
 func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -353,40 +354,47 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 		matches, id = `FROM document_tags t WHERE t.tag = ?`+tags, "t.doc_id"
 		args = append([]any{q.Tags[0]}, tagArgs...)
 	}
-	var sum store.Summary
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+matches+` LIMIT ?)`,
-		append(args, store.MaxCountRows+1)...).Scan(&sum.Total); err != nil {
-		return store.Summary{}, mapErr(err)
+	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+id+` DESC LIMIT ?`, append(args, store.MaxSummaryRows+1)...)
+	if err != nil {
+		return store.Summary{}, err
 	}
-	if sum.Total > store.MaxCountRows {
-		sum.Total, sum.Estimated = store.MaxCountRows, true
+	sum := store.Summary{Total: len(ids)}
+	if len(ids) > store.MaxSummaryRows {
+		exact := false
+		if sum.Total, exact, err = s.estimate(ctx, q, m, ids[:store.MaxSummaryRows]); err != nil {
+			return store.Summary{}, err
+		}
+		ids, sum.Estimated = ids[:store.MaxSummaryRows], !exact
 	}
 	if !facets {
 		return sum, nil
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT d.tags FROM documents d WHERE d.id IN (SELECT `+id+` `+matches+` LIMIT ?)`,
-		append(args, store.MaxSummaryRows)...)
+	entries, err := s.entriesByID(ctx, ids)
 	if err != nil {
-		return store.Summary{}, mapErr(err)
+		return store.Summary{}, err
 	}
-	defer rows.Close()
-	var tagRows [][]string
-	for rows.Next() {
-		var text string
-		var tags []string
-		if err := rows.Scan(&text); err != nil {
-			return store.Summary{}, mapErr(err)
-		}
-		if err := json.Unmarshal([]byte(text), &tags); err != nil {
-			return store.Summary{}, fmt.Errorf("sqlite: stored tags: %w", err)
-		}
-		tagRows = append(tagRows, tags)
-	}
-	if err := rows.Err(); err != nil {
-		return store.Summary{}, mapErr(err)
+	tagRows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		tagRows = append(tagRows, e.Metadata.Tags)
 	}
 	sum.Tags, sum.TagsOf = store.CountTags(tagRows, q.Tags), len(tagRows)
 	return sum, nil
+}
+
+// estimate is the size of a result set of which newest holds the newest
+// store.MaxSummaryRows row ids, newest first: one tag alone is counted
+// exactly, anything else scaled from the share of rows those span.
+func (s *Store) estimate(ctx context.Context, q store.Query, m store.Match, newest []int64) (n int, exact bool, err error) {
+	if len(m.Groups) == 0 && len(q.Tags) == 1 {
+		err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, q.Tags[0]).Scan(&n)
+		return n, true, mapErr(err)
+	}
+	var top int64
+	if err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM documents`).Scan(&top); err != nil {
+		return 0, false, mapErr(err)
+	}
+	span := max(top-newest[len(newest)-1]+1, int64(len(newest)))
+	return int(int64(len(newest)) * top / span), false, nil
 }
 
 // Tags counts listed entries per tag, most used first, then by name.

@@ -71,7 +71,29 @@ func testFindability(t *testing.T, open Opener) {
 		check(store.Query{Text: "weather"}, 4, tc("api", 4), tc("weather", 3), tc("booking", 1))
 		check(store.Query{Text: "weather", Tags: []string{"booking"}}, 1, tc("api", 1))
 		check(store.Query{Text: "nothing"}, 0)
-		_, err := s.Summarize(ctx(t), store.Query{Tags: []string{"!!!"}}, true)
+		// More matches than a summary reads: an estimate, at least what
+		// was read, and tags counted over the rows read.
+		var batch []store.NewDocument
+		for i := range store.MaxSummaryRows + 100 {
+			batch = append(batch, prepare(t, simpleDoc(fmt.Sprintf("Many %d", i), "x", []string{"many"}, "Plenty of words.")))
+		}
+		_, err := s.PutMany(ctx(t), batch)
+		noErr(t, "PutMany", err)
+		for _, q := range []store.Query{{Text: "plenty"}, {Text: "plenty", Tags: []string{"many"}}} {
+			sum, err := s.Summarize(ctx(t), q, true)
+			noErr(t, "Summarize", err)
+			if !sum.Estimated || sum.Total <= store.MaxSummaryRows || sum.TagsOf != store.MaxSummaryRows ||
+				!slices.Equal(sum.Tags, []store.TagCount{tc("many", store.MaxSummaryRows)}[:len(sum.Tags)]) {
+				t.Fatalf("Summarize(%+v) of %d matches = %+v", q, store.MaxSummaryRows+100, sum)
+			}
+		}
+		// One tag alone is counted exactly (SQLite) or estimated (PostgreSQL),
+		// never less than the matches read.
+		if sum, err := s.Summarize(ctx(t), store.Query{Tags: []string{"many"}}, false); err != nil || sum.Total <= store.MaxSummaryRows ||
+			(!sum.Estimated && sum.Total != store.MaxSummaryRows+100) {
+			t.Fatalf("Summarize(tag many) = %+v, %v", sum, err)
+		}
+		_, err = s.Summarize(ctx(t), store.Query{Tags: []string{"!!!"}}, true)
 		wantErr(t, "Summarize with an invalid tag", err, store.ErrInvalid)
 	})
 
