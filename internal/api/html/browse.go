@@ -235,12 +235,3 @@ func without(ss []string, drop string) []string {
 	}
 	return out
 }
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
