@@ -28,5 +28,16 @@ CREATE INDEX document_tags_newest ON document_tags (tag, created_at DESC, hex DE
 -- written (lower-cased, not stemmed): the last query word's prefix
 -- expands to some of them, and a search that finds nothing suggests the
 -- nearest. The store adds a new document's words (store.HeadWords); words
--- are never removed.
+-- are never removed. The stored documents' words are read here with
+-- FTS5's unicode61 tokenizer (letters and digits, lower-cased, as
+-- store.Terms splits), through a scratch table and its vocabulary.
 CREATE TABLE search_words (word TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
+CREATE VIRTUAL TABLE search_words_scratch USING fts5 (text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO search_words_scratch (text)
+SELECT d.title || ' ' || d.description || ' ' || coalesce((SELECT group_concat(j.value, ' ') FROM json_each(d.tags) AS j), '')
+FROM documents AS d WHERE d.withdrawn_at IS NULL;
+CREATE VIRTUAL TABLE search_words_scratch_vocab USING fts5vocab (search_words_scratch, 'row');
+INSERT OR IGNORE INTO search_words (word)
+SELECT term FROM search_words_scratch_vocab WHERE length(term) BETWEEN 2 AND 40;
+DROP TABLE search_words_scratch_vocab;
+DROP TABLE search_words_scratch;
