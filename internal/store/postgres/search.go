@@ -91,12 +91,21 @@ func (b *sqlBuilder) any(m store.Match) string {
 	return "(" + strings.Join(parts, " || ") + ")"
 }
 
-// planned is the query mode of every search statement: planned for its
-// parameters each time, so the words' statistics choose the plan (a rare
-// word from the GIN index, a common one by walking the sort index) and
-// plainto_tsquery is folded into a constant. A cached generic plan knows
-// neither (docs/benchmarks/postgres-search.md).
+// planned is the query mode of every statement with words or tags:
+// planned for its parameters each time, so their statistics choose the
+// plan (a rare word or tag from a GIN index, a common one by walking the
+// sort index) and plainto_tsquery is folded into a constant. A cached
+// generic plan knows neither (docs/benchmarks/postgres-search.md). A plain
+// listing keeps the pool's cached plan.
 const planned = pgx.QueryExecModeExec
+
+// modeFor is the query mode of a statement filtering on m and tags.
+func modeFor(m store.Match, tags []string) pgx.QueryExecMode {
+	if len(m.Groups) > 0 || len(tags) > 0 {
+		return planned
+	}
+	return pgx.QueryExecModeCacheStatement
+}
 
 func (b *sqlBuilder) tags(tags []string) {
 	if len(tags) > 0 {
@@ -163,7 +172,7 @@ func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match,
 	} else if hasCursor {
 		b.afterNewest(cur, curDigest)
 	}
-	return s.querySearch(ctx, q.Sort, rankBody, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
+	return s.querySearch(ctx, modeFor(m, q.Tags), q.Sort, rankBody, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
 		entryColumns, extra, b.whereSQL(), order, q.Limit+1), b.args)
 }
 
@@ -201,7 +210,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		}
 		b := newBuilder()
 		b.tags(q.Tags)
-		got, err := s.querySearch(ctx, q.Sort, phase.lowest, phase.read(b)+fmt.Sprintf(" LIMIT %d", want-len(rows)), b.args)
+		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, phase.read(b)+fmt.Sprintf(" LIMIT %d", want-len(rows)), b.args)
 		if err != nil {
 			return nil, err
 		}
@@ -262,8 +271,8 @@ func makePage(q store.Query, rows []searchRow) store.Page {
 // querySearch runs a statement of entryColumns and, for the name sort, the
 // name key or, for the head phase, the rank; rows of other statements
 // carry rank.
-func (s *Store) querySearch(ctx context.Context, sort store.Sort, rank int, sql string, args []any) ([]searchRow, error) {
-	rows, err := s.pool.Query(ctx, sql, append([]any{planned}, args...)...)
+func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sort store.Sort, rank int, sql string, args []any) ([]searchRow, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{mode}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -369,10 +378,12 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 
 // summarizeAll answers for the whole listing from the counters.
 func (s *Store) summarizeAll(ctx context.Context, facets bool) (store.Summary, error) {
-	st, err := s.Stats(ctx)
-	if err != nil || !facets {
-		return store.Summary{Total: st.Documents}, err
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var listed int
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(listed), 0)::bigint FROM document_counts`).Scan(&listed); err != nil || !facets {
+		return store.Summary{Total: listed}, mapErr(err)
 	}
 	tags, err := s.Tags(ctx, store.MaxFacets)
-	return store.Summary{Total: st.Documents, Tags: tags, TagsOf: st.Documents}, err
+	return store.Summary{Total: listed, Tags: tags, TagsOf: listed}, err
 }
