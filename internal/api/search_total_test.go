@@ -72,16 +72,16 @@ func TestSearchAnswersTotalsAndSuggestions(t *testing.T) {
 	}
 
 	var batch []store.NewDocument
-	for i := range store.MaxSummaryRows + 10 {
+	for i := range store.MaxCountRows + 10 {
 		batch = append(batch, prepareDoc(t, fmt.Sprintf("---\nname: Bulk %d\n---\n\nPlenty of text.\n", i)))
 	}
 	if _, err := st.PutMany(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	if got := search("q=plenty"); got.Total != nil || got.EstimatedTotal == nil || *got.EstimatedTotal <= store.MaxSummaryRows {
-		t.Fatalf("q=plenty over %d matches: %+v", store.MaxSummaryRows+10, got)
+	if got := search("q=plenty"); got.Total != nil || got.EstimatedTotal == nil || *got.EstimatedTotal <= store.MaxCountRows {
+		t.Fatalf("q=plenty over %d matches: %+v", store.MaxCountRows+10, got)
 	}
-	if got := search(""); got.Total == nil || *got.Total != store.MaxSummaryRows+12 {
+	if got := search(""); got.Total == nil || *got.Total != store.MaxCountRows+12 {
 		t.Fatalf("the whole listing: %+v", got)
 	}
 }

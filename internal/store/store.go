@@ -284,8 +284,7 @@ type Documents interface {
 	Search(ctx context.Context, q Query) (Page, error)
 	// Summarize counts the matches of q (its cursor, sort and limit
 	// aside) and, with facets, their tags. It reads at most
-	// MaxSummaryRows matches; a larger set is estimated or counted from an
-	// index without its tags (Summary).
+	// SummaryRows(facets) matches; a larger set is estimated (Summary).
 	Summarize(ctx context.Context, q Query, facets bool) (Summary, error)
 	// Suggest respells text's words by the word list (store.Suggest), for
 	// a search that found nothing; "" when it has nothing to offer.

@@ -20,9 +20,12 @@ const (
 	// MaxSuggestCandidates caps the indexed words read per query word when
 	// a search that found nothing looks for a suggestion.
 	MaxSuggestCandidates = 500
-	// MaxSummaryRows caps the matches Summarize reads (and counts the
-	// tags of); a larger result set is estimated.
+	// MaxSummaryRows caps the matches Summarize reads to count them and
+	// their tags (facets); a larger result set is estimated.
 	MaxSummaryRows = 500
+	// MaxCountRows caps the matches Summarize reads to count them alone
+	// (every API search asks); a larger result set is estimated.
+	MaxCountRows = 100
 	// MaxFacets caps the tags a Summary offers.
 	MaxFacets = 30
 	// maxWordRunes is the longest word kept in the word list.
@@ -245,14 +248,23 @@ func Suggest(ctx context.Context, text string, list WordList) (string, error) {
 	return strings.Join(terms, " "), nil
 }
 
-// Summarized is the Summary of the tags of up to MaxSummaryRows+1 matches
-// an engine read: exact when they are at most MaxSummaryRows, else an
-// estimate (a lower bound the engine may raise) with the tags of
-// MaxSummaryRows of them.
+// SummaryRows is how many matches Summarize reads: MaxSummaryRows with
+// facets, MaxCountRows without.
+func SummaryRows(facets bool) int {
+	if facets {
+		return MaxSummaryRows
+	}
+	return MaxCountRows
+}
+
+// Summarized is the Summary of the tags of up to SummaryRows(facets)+1
+// matches an engine read: exact when they are at most SummaryRows, else
+// an estimate (a lower bound the engine may raise) with the tags of
+// SummaryRows of them.
 func Summarized(rows [][]string, filtered []string, facets bool) Summary {
 	sum := Summary{Total: len(rows)}
-	if len(rows) > MaxSummaryRows {
-		rows = rows[:MaxSummaryRows]
+	if n := SummaryRows(facets); len(rows) > n {
+		rows = rows[:n]
 		sum.Estimated = true
 	}
 	if facets {

@@ -323,7 +323,7 @@ func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
 // count reads a full-text index's matches one heap row each, about 20 ms
 // for a word in a quarter of 100,000 documents, so a large result set is
 // estimated from the planner's statistics instead (one EXPLAIN), and its
-// tags are those of the first store.MaxSummaryRows matches read. Without
+// tags are those of the first store.SummaryRows matches read. Without
 // words or tags the counters answer exactly.
 func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
 	q, err := q.Normalize()
@@ -358,10 +358,10 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 	if len(plan) == 1 {
 		estimate = int(plan[0].Plan.Rows)
 	}
-	if estimate > store.MaxSummaryRows && !facets {
+	if estimate > store.MaxCountRows && !facets {
 		return store.Summary{Total: estimate, Estimated: true}, nil
 	}
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT tags %s LIMIT %d`, matches, store.MaxSummaryRows+1), append([]any{planned}, b.args...)...)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT tags %s LIMIT %d`, matches, store.SummaryRows(facets)+1), append([]any{planned}, b.args...)...)
 	if err != nil {
 		return store.Summary{}, mapErr(err)
 	}

@@ -319,11 +319,10 @@ func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
 }
 
 // Summarize counts a query's matches from the full-text index (words) or
-// the first tag's rows, newest first, up to store.MaxSummaryRows; a larger
+// the first tag's rows, newest first, up to store.SummaryRows; a larger
 // set is estimated from how many rows those matches span (matches
 // assumed spread evenly over the rows), or for one tag alone read from its
-// counter. With facets it reads the tags of up to store.MaxSummaryRows
-// matches. Without words or tags the counters answer.
+// counter. With facets it reads the tags of those matches. Without words or tags the counters answer.
 func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -354,17 +353,18 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 		matches, id = `FROM document_tags t WHERE t.tag = ?`+tags, "t.doc_id"
 		args = append([]any{q.Tags[0]}, tagArgs...)
 	}
-	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+id+` DESC LIMIT ?`, append(args, store.MaxSummaryRows+1)...)
+	n := store.SummaryRows(facets)
+	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+id+` DESC LIMIT ?`, append(args, n+1)...)
 	if err != nil {
 		return store.Summary{}, err
 	}
 	sum := store.Summary{Total: len(ids)}
-	if len(ids) > store.MaxSummaryRows {
+	if len(ids) > n {
 		exact := false
-		if sum.Total, exact, err = s.estimate(ctx, q, m, ids[:store.MaxSummaryRows]); err != nil {
+		if sum.Total, exact, err = s.estimate(ctx, q, m, ids[:n]); err != nil {
 			return store.Summary{}, err
 		}
-		ids, sum.Estimated = ids[:store.MaxSummaryRows], !exact
+		ids, sum.Estimated = ids[:n], !exact
 	}
 	if !facets {
 		return sum, nil
@@ -382,7 +382,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 }
 
 // estimate is the size of a result set of which newest holds the newest
-// store.MaxSummaryRows row ids, newest first: one tag alone is counted
+// row ids, newest first: one tag alone is counted
 // exactly, anything else scaled from the share of rows those span.
 func (s *Store) estimate(ctx context.Context, q store.Query, m store.Match, newest []int64) (n int, exact bool, err error) {
 	if len(m.Groups) == 0 && len(q.Tags) == 1 {

@@ -89,7 +89,7 @@ func testFindability(t *testing.T, open Opener) {
 		}
 		// One tag alone is counted exactly (SQLite) or estimated (PostgreSQL),
 		// never less than the matches read.
-		if sum, err := s.Summarize(ctx(t), store.Query{Tags: []string{"many"}}, false); err != nil || sum.Total <= store.MaxSummaryRows ||
+		if sum, err := s.Summarize(ctx(t), store.Query{Tags: []string{"many"}}, false); err != nil || sum.Total <= store.MaxCountRows ||
 			(!sum.Estimated && sum.Total != store.MaxSummaryRows+100) {
 			t.Fatalf("Summarize(tag many) = %+v, %v", sum, err)
 		}
