@@ -330,12 +330,12 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 	}
 	terms := store.Terms(q.Text)
 	if len(terms) == 0 && len(q.Tags) == 0 {
-		st, err := s.Stats(ctx)
-		if err != nil || !facets {
-			return store.Summary{Total: st.Documents}, err
+		var listed int
+		if err := s.read.QueryRowContext(ctx, `SELECT listed FROM document_counts`).Scan(&listed); err != nil || !facets {
+			return store.Summary{Total: listed}, mapErr(err)
 		}
 		tags, err := s.Tags(ctx, store.MaxFacets)
-		return store.Summary{Total: st.Documents, Tags: tags, TagsOf: st.Documents}, err
+		return store.Summary{Total: listed, Tags: tags, TagsOf: listed}, err
 	}
 	m, err := store.Expand(ctx, terms, s.words)
 	if err != nil {
