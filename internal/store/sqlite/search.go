@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -144,6 +146,16 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	if hasCursor {
 		score := int64(cur.Rank)
 		curTier, curRow = score/tierUnit, score%tierUnit
+		// The score names the row of the cursor's digest: a score that
+		// does not (a tampered cursor) is refused rather than read.
+		var id int64
+		err := s.read.QueryRowContext(ctx, `SELECT id FROM documents WHERE hex = ?`, cur.Hex).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != curRow || float64(score) != cur.Rank || curTier < 0 || curTier > 4)) {
+			return store.Page{}, store.ErrInvalidCursor
+		}
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
 	}
 	var ids, scores []int64
 	for _, t := range relevanceTiers {
