@@ -39,7 +39,7 @@ func (s *Server) listPage(c echo.Context) (store.Page, error) {
 		return store.Page{}, err
 	}
 	publisher := qp.Get("publisher")
-	if publisher == "" && !latest {
+	if !isCatalog(c) {
 		q, err := searchQuery(c)
 		if err != nil {
 			return store.Page{}, err
@@ -54,6 +54,13 @@ func (s *Server) listPage(c echo.Context) (store.Page, error) {
 		return store.Page{}, err
 	}
 	return s.svc.Catalog(c.Request().Context(), q)
+}
+
+// isCatalog reports whether a listing is the catalog's (?publisher= or
+// ?latest=true) rather than a search.
+func isCatalog(c echo.Context) bool {
+	latest, _ := parseLatest(c.QueryParam("latest"))
+	return c.QueryParam("publisher") != "" || latest
 }
 
 // publishAs is the publisher a publish records: the token's, or with

@@ -138,10 +138,15 @@ func (s *Server) getProtocol(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, views[0])
 }
 
-// SearchResult is the JSON page of a browse or search.
+// SearchResult is the JSON page of a browse or search. Exactly one of
+// Total (an exact count) and EstimatedTotal is set; Suggestion respells a
+// search that found nothing.
 type SearchResult struct {
-	Items      []ProtocolView `json:"items"`
-	NextCursor *string        `json:"nextCursor"`
+	Items          []ProtocolView `json:"items"`
+	NextCursor     *string        `json:"nextCursor"`
+	Total          *int           `json:"total,omitempty"`
+	EstimatedTotal *int           `json:"estimatedTotal,omitempty"`
+	Suggestion     string         `json:"suggestion,omitempty"`
 }
 
 func (s *Server) searchProtocols(c echo.Context) error {
@@ -158,6 +163,28 @@ func (s *Server) searchProtocols(c echo.Context) error {
 	}
 	if page.NextCursor != "" {
 		out.NextCursor = &page.NextCursor
+	}
+	if isCatalog(c) { // a publisher's or the lineage heads' listing: no totals
+		return writeJSON(c, http.StatusOK, out)
+	}
+	ctx := c.Request().Context()
+	q, err := searchQuery(c)
+	if err != nil {
+		return err
+	}
+	sum, err := s.svc.Summarize(ctx, q, false)
+	if err != nil {
+		return err
+	}
+	if sum.Estimated {
+		out.EstimatedTotal = &sum.Total
+	} else {
+		out.Total = &sum.Total
+	}
+	if len(page.Entries) == 0 && q.Cursor == "" && q.Text != "" {
+		if out.Suggestion, err = s.svc.Suggest(ctx, q.Text); err != nil {
+			return err
+		}
 	}
 	return writeJSON(c, http.StatusOK, out)
 }

@@ -27,15 +27,18 @@ type ProtocolView struct {
 	Publisher   string    `json:"publisher"`
 	// Status is active, deprecated or withdrawn; a deprecation may carry
 	// a message and the hash of a replacement.
-	Status          string          `json:"status"`
-	StatusMessage   string          `json:"statusMessage,omitempty"`
-	Replacement     string          `json:"replacement,omitempty"`
-	StatusChangedAt *time.Time      `json:"statusChangedAt,omitempty"`
-	Lints           []protocol.Lint `json:"lints"`
-	Sources         []string        `json:"sources"`
-	HTMLURL         string          `json:"htmlUrl"`
-	SDKCompatible   bool            `json:"sdkCompatible"`
-	Content         *string         `json:"content,omitempty"`
+	Status          string     `json:"status"`
+	StatusMessage   string     `json:"statusMessage,omitempty"`
+	Replacement     string     `json:"replacement,omitempty"`
+	StatusChangedAt *time.Time `json:"statusChangedAt,omitempty"`
+	// Superseded: a listed newer version by the same publisher exists;
+	// search ranks the document after every live match.
+	Superseded    bool            `json:"superseded"`
+	Lints         []protocol.Lint `json:"lints"`
+	Sources       []string        `json:"sources"`
+	HTMLURL       string          `json:"htmlUrl"`
+	SDKCompatible bool            `json:"sdkCompatible"`
+	Content       *string         `json:"content,omitempty"`
 	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
 	Versions *VersionsView `json:"versions,omitempty"`
 	// Adoption over the last 30 days (signals.go).
@@ -80,7 +83,7 @@ func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
 		Version: m.Version, Authors: m.Authors, License: m.License,
 		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin, Publisher: e.Publisher,
 		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
-		SDKCompatible: m.FrontMatter,
+		SDKCompatible: m.FrontMatter, Superseded: e.Superseded(),
 	}
 	if v.Lints == nil {
 		v.Lints = []protocol.Lint{}

@@ -210,6 +210,18 @@ func (s *Service) Search(ctx context.Context, q store.Query) (store.Page, error)
 	return s.store.Search(ctx, q)
 }
 
+// Summarize counts a search's matches and, with facets, the tags among
+// them (store.Summary).
+func (s *Service) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
+	return s.store.Summarize(ctx, q, facets)
+}
+
+// Suggest respells a search that found nothing by the indexed words; ""
+// when there is nothing to offer.
+func (s *Service) Suggest(ctx context.Context, text string) (string, error) {
+	return s.store.Suggest(ctx, text)
+}
+
 // Resolve answers a batch of hashes.
 func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error) {
 	return s.store.Resolve(ctx, ds)

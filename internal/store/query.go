@@ -69,13 +69,18 @@ func (q Query) Normalize() (Query, error) {
 // Engines build their full-text queries from these words only, so no
 // operator or quote a user types ever reaches the query language.
 func Terms(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := words(text)
 	if len(words) > MaxQueryTerms {
 		words = words[:MaxQueryTerms]
 	}
 	return words
+}
+
+// words splits text into lower-case words of letters and digits.
+func words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
 // Cursor is the position after the last row of a page. Engines fill the key

@@ -56,8 +56,28 @@ type Entry struct {
 	Lifecycle      Lifecycle
 	WithdrawnAt    *time.Time
 	WithdrawReason string
-	Content        []byte
+	// Demoted says why search ranks the entry after every live match
+	// (zero: it does not).
+	Demoted Demotion
+	Content []byte
 }
+
+// Demotion is a set of reasons to rank an entry after every live match of
+// a search, stored in the documents' demoted column. Any reason demotes;
+// the reasons only say what listings show.
+type Demotion uint8
+
+const (
+	// DemotedSuperseded: a listed newer version by the same publisher
+	// supersedes the entry. Engines keep it as versions come and go.
+	DemotedSuperseded Demotion = 1 << 0
+	// DemotedDeprecated is reserved for a publisher's deprecation; the
+	// engines store and rank it but nothing sets it yet.
+	DemotedDeprecated Demotion = 1 << 1
+)
+
+// Superseded reports whether a newer version of the entry is listed.
+func (e Entry) Superseded() bool { return e.Demoted&DemotedSuperseded != 0 }
 
 // DefaultPublisher is the publisher of tokens and documents that predate
 // publishers and of tokens made without --publisher (tokenless publishes
@@ -262,8 +282,19 @@ type Documents interface {
 	// Withdrawn set.
 	Resolve(ctx context.Context, ds []protocol.Digest) ([]Resolution, error)
 	// Search lists listed entries by query with keyset pagination: pages
-	// neither skip nor repeat rows while rows are being added.
+	// neither skip nor repeat rows while rows are being added. Relevance
+	// ranks live entries by tier (a query word in the title and in the
+	// description or tags, in the title, in the description or tags, in
+	// the body only), then demoted entries; each newest first. The last
+	// query word also matches the indexed words it is a prefix of (Match).
 	Search(ctx context.Context, q Query) (Page, error)
+	// Summarize counts the matches of q (its cursor, sort and limit
+	// aside) and, with facets, their tags. It reads at most
+	// SummaryRows(facets) matches; a larger set is estimated (Summary).
+	Summarize(ctx context.Context, q Query, facets bool) (Summary, error)
+	// Suggest respells text's words by the word list (store.Suggest), for
+	// a search that found nothing; "" when it has nothing to offer.
+	Suggest(ctx context.Context, text string) (string, error)
 	// List calls fn for each listed entry of r, oldest first (creation
 	// time, then digest). fn runs while the engine reads: it should be
 	// quick, so callers list a chunk at a time and write between chunks.

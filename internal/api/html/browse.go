@@ -49,15 +49,25 @@ func (p *Pages) Home(c echo.Context) error {
 
 type browsePage struct {
 	base
-	Sort     string
-	Tags     []tagFilter // the active tag filters
-	Entries  []store.Entry
-	Popular  []tagLink // tags to narrow the search by, minus the active ones
+	Sort    string
+	Tags    []tagFilter // the active tag filters
+	Entries []resultView
+	// Total counts the results (about, when Estimated).
+	Total     int
+	Estimated bool
+	// Popular are tags to narrow the results by: those among the results
+	// (TagsOf of them), minus the active ones.
+	Popular  []tagLink
+	TagsOf   int
 	Sorts    []sortOption
 	NextURL  string
-	FirstURL string // set when this is not the first page
+	PrevURL  string // set when this is not the first page
+	FirstURL string // set when the previous page is not the first
 	AllURL   string // the same search without tag filters
-	Error    string // a problem with the query, shown above the results
+	// Suggestion respells a search that found nothing.
+	Suggestion    string
+	SuggestionURL string
+	Error         string // a problem with the query, shown above the results
 }
 
 type tagFilter struct {
@@ -98,15 +108,27 @@ func (p *Pages) browse(c echo.Context) error {
 		page.Title = "Search: " + q.Text
 	}
 	status := http.StatusOK
+	sort := store.Sort(params.Get("sort"))
+	back := readBackStack(params.Get("back"))
 	norm, err := q.Normalize()
 	if err == nil {
 		var res store.Page
 		res, err = p.svc.Search(ctx, norm)
-		page.Entries = res.Entries
+		page.Entries = resultViews(res.Entries, norm.Text)
 		if res.NextCursor != "" {
-			page.NextURL = browseURL(q.Text, norm.Tags, q.Sort, res.NextCursor)
+			page.NextURL = browsePageURL(q.Text, norm.Tags, sort, res.NextCursor, back.push(q.Cursor))
 		}
 		q = norm
+	}
+	var sum store.Summary
+	if err == nil {
+		sum, err = p.svc.Summarize(ctx, q, true)
+		page.Total, page.Estimated, page.TagsOf = sum.Total, sum.Estimated, sum.TagsOf
+	}
+	if err == nil && len(page.Entries) == 0 && q.Cursor == "" && q.Text != "" {
+		if page.Suggestion, err = p.svc.Suggest(ctx, q.Text); page.Suggestion != "" {
+			page.SuggestionURL = browseURL(page.Suggestion, q.Tags, sort, "")
+		}
 	}
 	if err != nil {
 		ae := apperr.As(err)
@@ -117,22 +139,27 @@ func (p *Pages) browse(c echo.Context) error {
 		status, page.Error = http.StatusBadRequest, ae.Message
 	}
 	if q.Cursor != "" {
-		page.FirstURL = browseURL(q.Text, q.Tags, store.Sort(params.Get("sort")), "")
+		prev, rest := back.pop()
+		page.PrevURL = browsePageURL(q.Text, q.Tags, sort, prev, rest)
+		if prev != "" {
+			page.FirstURL = browseURL(q.Text, q.Tags, sort, "")
+		}
 	}
 	for _, t := range q.Tags {
-		page.Tags = append(page.Tags, tagFilter{Tag: t, RemoveURL: browseURL(q.Text, without(q.Tags, t), store.Sort(params.Get("sort")), "")})
+		page.Tags = append(page.Tags, tagFilter{Tag: t, RemoveURL: browseURL(q.Text, without(q.Tags, t), sort, "")})
 	}
 	if len(q.Tags) > 0 {
-		page.AllURL = browseURL(q.Text, nil, store.Sort(params.Get("sort")), "")
+		page.AllURL = browseURL(q.Text, nil, sort, "")
 	}
 	page.Sorts = sortOptions(params.Get("sort"), q.Text != "")
-	if popular, err := p.svc.Tags(ctx, browseTags); err == nil {
-		for _, t := range popular {
-			if !contains(q.Tags, t.Tag) && len(q.Tags) < store.MaxFilterTags {
-				page.Popular = append(page.Popular, tagLink{Tag: t.Tag, Count: t.Count,
-					URL: browseURL(q.Text, append(append([]string{}, q.Tags...), t.Tag), store.Sort(params.Get("sort")), "")})
-			}
+	// Facets are the tags of the results themselves: one never leads to
+	// an empty page.
+	for _, t := range sum.Tags {
+		if len(page.Popular) == browseTags || len(q.Tags) >= store.MaxFilterTags {
+			break
 		}
+		page.Popular = append(page.Popular, tagLink{Tag: t.Tag, Count: t.Count,
+			URL: browseURL(q.Text, append(append([]string{}, q.Tags...), t.Tag), sort, "")})
 	}
 	return p.render(c, status, "browse", page)
 }
@@ -153,7 +180,16 @@ func (p *Pages) tags(c echo.Context) error {
 
 // browseURL builds a /protocols link that keeps a search's parameters.
 func browseURL(text string, tags []string, sort store.Sort, cursor string) string {
+	return browsePageURL(text, tags, sort, cursor, nil)
+}
+
+// browsePageURL is browseURL with the cursors of the pages before (back),
+// so that the page it links to can link to its previous page.
+func browsePageURL(text string, tags []string, sort store.Sort, cursor string, back backStack) string {
 	v := url.Values{}
+	if s := back.String(); s != "" {
+		v.Set("back", s)
+	}
 	if text != "" {
 		v.Set("q", text)
 	}
@@ -205,13 +241,4 @@ func without(ss []string, drop string) []string {
 		}
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -16,7 +16,7 @@ import (
 // among them (contentColumn is appended when it is wanted).
 const entryColumns = `digest, sha256, size, title, description, multiround, tags, version, supersedes,
 	authors, license, front_matter, lints, origin, created_at, withdrawn_at, withdraw_reason, publisher,
-	status, status_message, replacement, status_at`
+	status, status_message, replacement, status_at, demoted`
 
 const contentColumn = `, content`
 
@@ -32,12 +32,13 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		withdrawn  *time.Time
 		status     string
 		replaced   []byte
+		demoted    int16
 		m          = &e.Metadata
 		lc         = &e.Lifecycle
 	)
 	dest := []any{&digest, &sha, &e.Size, &m.Title, &m.Description, &m.Multiround, &m.Tags, &m.Version, &supersedes,
 		&m.Authors, &m.License, &m.FrontMatter, &lints, &e.Origin, &e.CreatedAt, &withdrawn, &e.WithdrawReason, &e.Publisher,
-		&status, &lc.Message, &replaced, &lc.ChangedAt}
+		&status, &lc.Message, &replaced, &lc.ChangedAt, &demoted}
 	if withContent {
 		dest = append(dest, &e.Content)
 	}
@@ -49,6 +50,7 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		return store.Entry{}, fmt.Errorf("postgres: stored row has a malformed digest (%d/%d bytes)", len(digest), len(sha))
 	}
 	e.Digest = protocol.Digest(digest)
+	e.Demoted = store.Demotion(demoted)
 	e.SHA256 = [32]byte(sha)
 	if supersedes != nil {
 		if len(supersedes) != protocol.DigestSize {

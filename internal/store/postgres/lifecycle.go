@@ -41,11 +41,15 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		switch c.Status {
 		case store.StatusWithdrawn:
 			_, err = tx.Exec(ctx, `UPDATE documents SET withdrawn_at = now(), withdraw_reason = $2 WHERE digest = $1`, d[:], c.Message)
+			if err == nil {
+				err = restoreSuperseded(ctx, tx, d)
+			}
 		case store.StatusActive:
-			_, err = tx.Exec(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = now() WHERE digest = $1`, d[:])
+			_, err = tx.Exec(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = now(),
+				demoted = demoted & ~2 WHERE digest = $1`, d[:])
 		default:
-			_, err = tx.Exec(ctx, `UPDATE documents SET status = $2, status_message = $3, replacement = $4, status_at = now() WHERE digest = $1`,
-				d[:], string(c.Status), c.Message, replacement)
+			_, err = tx.Exec(ctx, `UPDATE documents SET status = $2, status_message = $3, replacement = $4, status_at = now(),
+				demoted = demoted | 2 WHERE digest = $1`, d[:], string(c.Status), c.Message, replacement)
 		}
 		if err != nil {
 			return err
@@ -190,4 +194,16 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 	page.Entries, err = s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
 		WHERE digest = ANY($1::bytea[]) ORDER BY created_at DESC, digest DESC`, keys)
 	return page, err
+}
+
+// restoreSuperseded: a withdrawn version no longer demotes the one it
+// supersedes (bit 1 of demoted), unless another listed version of the same
+// publisher does; bit 2 (deprecated) is SetStatus's.
+func restoreSuperseded(ctx context.Context, tx pgx.Tx, withdrawn protocol.Digest) error {
+	_, err := tx.Exec(ctx, `UPDATE documents p SET demoted = p.demoted & ~1
+		FROM documents w
+		WHERE w.digest = $1 AND p.digest = w.supersedes AND p.demoted & 1 <> 0 AND NOT EXISTS (
+			SELECT FROM documents n WHERE n.supersedes = p.digest AND n.publisher = p.publisher
+			AND n.withdrawn_at IS NULL)`, withdrawn[:])
+	return err
 }

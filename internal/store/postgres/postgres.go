@@ -5,6 +5,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -126,7 +127,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, "SELECT 1 FROM documents LIMIT 0")
-	return mapErr(err)
+	err = mapErr(err)
+	if errors.Is(err, store.ErrUnavailable) {
+		// The server may have ended every pooled connection (a restart, a
+		// failover): drop them all, so requests after the recovery get new
+		// ones instead of failing once per dead connection.
+		s.pool.Reset()
+	}
+	return err
 }
 
 // Close stops the folding of counts, waits for a background statistics

@@ -12,74 +12,113 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// nameKey is the name sort's key. It must be spelled exactly as in the
-// documents_name_idx index for the index to serve the sort; "C" orders the
-// lower-cased titles by code point, the same on every server.
+// Search, in one reading: a query's words become a store.Match (the last
+// word also matches the indexed words it is a prefix of); a newest or
+// name listing is one statement in its index's order; a relevance page
+// reads three phases in turn, each one statement, until the page is full:
+//
+//	rank 3..1  live, a query word in head: 3 title and description or
+//	           tags, 2 title, 1 description or tags (from head, inline)
+//	rank 0     live, body only, newest first
+//	rank -1    demoted (superseded, deprecated), newest first
+//
+// Within a rank the order is newest first, then digest descending, so the
+// key (rank, created_at, digest) depends only on the row and the query and
+// keyset pages hold while rows are added. Which index serves a statement
+// is the planner's choice, from statistics kept fine enough for rare words
+// (migration 000006); nothing here steers it.
+
+// nameKey is the name sort's key, spelled as in documents_name_idx.
 const nameKey = `(lower(title) COLLATE "C")`
 
-// Relevance is a tier, as in the SQLite engine, not ts_rank: the tier
-// depends only on the row and the query, so keyset pages hold. Tiers 3 to
-// 1 are read from the (few) rows with a query word in head and tier 0 in
-// created_at order up to one page, so a common word costs a page of work
-// rather than ranking every match:
-//
-//	3  a query word in the title and one in the description or tags
-//	2  in the title only
-//	1  in the description or tags only
-//	0  in the body only
-//
-// Within a tier the order is newest first, then digest descending.
-const tierExpr = `(` + titleLexemes + ` @@ %[1]s)::int * 2 + (` + metaLexemes + ` @@ %[1]s)::int`
+// newestOrder is the newest sort, served by documents_newest_idx.
+const newestOrder = "created_at DESC, digest DESC"
 
-// titleLexemes and metaLexemes are head's A (title) and B (description
-// and tags) parts, spelled exactly as in their indexes
-// (documents_title_lexemes_idx, documents_meta_lexemes_idx).
+// Relevance ranks (store.Cursor.Rank).
 const (
-	titleLexemes = `ts_filter(head, '{a}')`
-	metaLexemes  = `ts_filter(head, '{b}')`
+	rankTop     = 3
+	rankBody    = 0
+	rankDemoted = -1
 )
 
-// searchSQL assembles one parameterised search statement. User text only
-// ever reaches the database as parameters (the words of store.Terms); the
-// statement's shape depends only on how many words there are.
-type searchSQL struct {
+// headRank is a live row's rank from its title's (A) and description's and
+// tags' (B) lexemes; %[1]s is the query of any word.
+const headRank = `(ts_filter(head, '{a}') @@ %[1]s)::int * 2 + (ts_filter(head, '{b}') @@ %[1]s)::int`
+
+// sqlBuilder assembles one parameterised statement. User text reaches the
+// database only as parameters (the words of a store.Match); the statement's
+// shape depends only on how many words there are.
+type sqlBuilder struct {
 	args  []any
 	where []string
-	// match are the conditions on the out-of-line lexemes (search).
-	match []string
 }
 
-func (b *searchSQL) arg(v any) string {
+func newBuilder() *sqlBuilder { return &sqlBuilder{where: []string{"withdrawn_at IS NULL"}} }
+
+func (b *sqlBuilder) arg(v any) string {
 	b.args = append(b.args, v)
 	return fmt.Sprintf("$%d", len(b.args))
 }
 
-// tsQueries are the full-text queries of a search, as SQL over parameters:
-// all matches every term (AND), any any of them (OR). Each term goes
-// through plainto_tsquery, so no operator reaches the query parser.
-//
-// Each query is a scalar subquery, computed once per statement. Written
-// inline, plainto_tsquery($n) is folded into a constant only in a plan
-// made for the parameters' values; pgx prepares its statements, and the
-// generic plan PostgreSQL switches to after five runs parses and stems
-// the words again for every row it checks (docs/benchmarks/postgres-search.md).
-func (b *searchSQL) tsQueries(terms []string) (all, any string) {
-	return b.allQuery(terms), b.anyQuery(terms)
+func (b *sqlBuilder) and(cond string) { b.where = append(b.where, cond) }
+
+// plain is one word's query. plainto_tsquery keeps operators a user types
+// away from the query parser.
+func (b *sqlBuilder) plain(word string) string {
+	return "plainto_tsquery(" + textSearchConfig + ", " + b.arg(word) + "::text)"
 }
 
-// anyQuery is tsQueries' any alone.
-func (b *searchSQL) anyQuery(terms []string) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = "plainto_tsquery(" + textSearchConfig + ", " + b.arg(t) + "::text)"
+// all is the query of the whole match (one word of every group) and any
+// that of any of its words.
+func (b *sqlBuilder) all(m store.Match) string {
+	groups := make([]string, len(m.Groups))
+	for i, g := range m.Groups {
+		alts := make([]string, len(g))
+		for j, w := range g {
+			alts[j] = b.plain(w)
+		}
+		groups[i] = "(" + strings.Join(alts, " || ") + ")"
 	}
-	return "(SELECT " + strings.Join(parts, " || ") + ")"
+	return "(" + strings.Join(groups, " && ") + ")"
 }
 
-// allQuery is tsQueries' all alone.
-func (b *searchSQL) allQuery(terms []string) string {
-	return "(SELECT plainto_tsquery(" + textSearchConfig + ", " + b.arg(strings.Join(terms, " ")) + "::text))"
+func (b *sqlBuilder) any(m store.Match) string {
+	words := m.Words()
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = b.plain(w)
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
 }
+
+// planned is the query mode of every statement with words or tags:
+// planned for its parameters each time, so their statistics choose the
+// plan (a rare word or tag from a GIN index, a common one by walking the
+// sort index) and plainto_tsquery is folded into a constant. A cached
+// generic plan knows neither (docs/benchmarks/postgres-search.md). A plain
+// listing keeps the pool's cached plan.
+const planned = pgx.QueryExecModeExec
+
+// modeFor is the query mode of a statement filtering on m and tags.
+func modeFor(m store.Match, tags []string) pgx.QueryExecMode {
+	if len(m.Groups) > 0 || len(tags) > 0 {
+		return planned
+	}
+	return pgx.QueryExecModeCacheStatement
+}
+
+func (b *sqlBuilder) tags(tags []string) {
+	if len(tags) > 0 {
+		b.and("tags @> " + b.arg(tags) + "::text[]")
+	}
+}
+
+// afterNewest keeps the rows after the cursor in newest order.
+func (b *sqlBuilder) afterNewest(c store.Cursor, digest []byte) {
+	b.and("(created_at, digest) < (" + b.arg(time.UnixMicro(c.Time)) + "::timestamptz, " + b.arg(digest) + "::bytea)")
+}
+
+func (b *sqlBuilder) whereSQL() string { return strings.Join(b.where, " AND ") }
 
 // Search lists a page of listed entries.
 func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
@@ -97,344 +136,117 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 	}
-	terms := store.Terms(q.Text)
-
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	var page store.Page
-	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if len(terms) > 0 {
-			// The planner does not count decompressing the out-of-line
-			// lexemes, so it may pick a sequential scan that reads every
-			// row's; matches come from an index.
-			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
-				return err
-			}
-		}
-		if q.Sort == store.SortRelevance {
-			page, err = searchRelevance(ctx, tx, q, terms, cur, hasCursor, curDigest)
-			return err
-		}
-		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-		if len(terms) > 0 {
-			b.match = append(b.match, "search @@ "+b.allQuery(terms))
-		}
-		b.filterTags(q.Tags)
-		extra, order := "", newestOrder
-		if q.Sort == store.SortName {
-			if hasCursor {
-				b.where = append(b.where, "("+nameKey+", digest) > ("+b.arg(cur.Name)+"::text, "+b.arg(curDigest)+"::bytea)")
-			}
-			extra, order = ", "+nameKey, nameKey+", digest"
-		} else if hasCursor {
-			b.afterNewestCursor(cur, curDigest)
-		}
-		// One row more than the page tells whether there is a next page.
-		rows, err := listRows(ctx, tx, q.Sort, b, extra, order, q.Limit+1, false)
-		if err == nil {
-			page = makePage(q, rows)
-		}
-		return err
-	})
-	return page, mapErr(err)
-}
-
-// afterNewestCursor keeps the rows after the cursor in newest-first order.
-func (b *searchSQL) afterNewestCursor(cur store.Cursor, curDigest []byte) {
-	b.where = append(b.where, "(created_at, digest) < ("+b.arg(time.UnixMicro(cur.Time))+"::timestamptz, "+b.arg(curDigest)+"::bytea)")
-}
-
-func (b *searchSQL) filterTags(tags []string) {
-	if len(tags) > 0 {
-		b.where = append(b.where, "tags @> "+b.arg(tags)+"::text[]")
+	m, err := store.Expand(ctx, store.Terms(q.Text), s.words)
+	if err != nil {
+		return store.Page{}, mapErr(err)
 	}
-}
-
-// searchRelevance reads the tiers in order, resuming after the cursor:
-// tiers 3 to 1, whose candidates are the rows with a query word in head
-// (searchHeadTiers), then, while the page is not full, tier 0 in
-// created_at index order.
-func searchRelevance(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool, curDigest []byte) (store.Page, error) {
-	want := q.Limit + 1
-	curTier := 4
-	if hasCursor {
-		curTier = int(cur.Rank)
-		if float64(curTier) != cur.Rank || curTier < 0 || curTier > 3 {
-			return store.Page{}, store.ErrInvalidCursor
-		}
+	var rows []searchRow
+	if q.Sort == store.SortRelevance {
+		rows, err = s.searchRelevance(ctx, q, m, cur, hasCursor, curDigest)
+	} else {
+		rows, err = s.searchListing(ctx, q, m, cur, hasCursor, curDigest)
 	}
-	var (
-		rows       []searchRow
-		fewMatches bool
-	)
-	if curTier > 0 {
-		got, few, err := searchHeadTiers(ctx, tx, q, terms, cur, hasCursor, curTier, curDigest, want)
-		if err != nil {
-			return store.Page{}, err
-		}
-		rows, fewMatches = got, few
-	}
-	if len(rows) < want {
-		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-		all, any := b.tsQueries(terms)
-		b.where = append(b.where, "NOT (head @@ "+any+")")
-		b.match = append(b.match, "search @@ "+all)
-		b.filterTags(q.Tags)
-		if hasCursor && curTier == 0 {
-			b.afterNewestCursor(cur, curDigest)
-		}
-		got, err := listRows(ctx, tx, q.Sort, b, ", 0", newestOrder, want-len(rows), fewMatches)
-		if err != nil {
-			return store.Page{}, err
-		}
-		rows = append(rows, got...)
+	if err != nil {
+		return store.Page{}, mapErr(err)
 	}
 	return makePage(q, rows), nil
 }
 
-// newestOrder is the newest sort, served by documents_newest_idx.
-const newestOrder = "created_at DESC, digest DESC"
-
-// walkWindow is how many rows of a sort index a filtered listing walks
-// before it gives up on the walk and reads all matches from the GIN index.
-// Checking a row against its out-of-line lexemes costs a decompression
-// the planner does not count, so the planner walks far too long for
-// uncommon words; a word in one document of 25 fills a page of 20 within
-// the window.
-const walkWindow = 500
-
-// listRows reads up to want rows of documents in order. Without match
-// conditions the sort index serves it. With them, it first walks the sort
-// index for walkWindow rows (cheap when the words are common); when that
-// does not fill the page, the matches come from the GIN index, sorted.
-// fewMatches (known to be at most headProbe) skips the walk.
-func listRows(ctx context.Context, tx pgx.Tx, sort store.Sort, b *searchSQL, extra, order string, want int, fewMatches bool) ([]searchRow, error) {
-	where := strings.Join(b.where, " AND ")
-	if len(b.match) == 0 {
-		return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
-			entryColumns, extra, where, order, want), b.args)
+// searchListing reads a newest or name page: one statement in the sort
+// index's order, one row more than the page to tell whether another
+// follows.
+func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool, curDigest []byte) ([]searchRow, error) {
+	b := newBuilder()
+	if len(m.Groups) > 0 {
+		b.and("search @@ " + b.all(m))
 	}
-	match := strings.Join(b.match, " AND ")
-	if !fewMatches {
-		// The window's LIMIT keeps the match conditions out of the walk,
-		// so they are checked on at most walkWindow rows.
-		rows, err := querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM (
-		SELECT %s, search FROM documents WHERE %s ORDER BY %s LIMIT %d) AS walked
-		WHERE %s ORDER BY %s LIMIT %d`,
-			entryColumns, extra, entryColumns, where, order, walkWindow, match, order, want), b.args)
-		if err != nil || len(rows) == want {
-			return rows, err
+	b.tags(q.Tags)
+	extra, order := "", newestOrder
+	if q.Sort == store.SortName {
+		if hasCursor {
+			b.and("(" + nameKey + ", digest) > (" + b.arg(cur.Name) + "::text, " + b.arg(curDigest) + "::bytea)")
 		}
+		extra, order = ", "+nameKey, nameKey+", digest"
+	} else if hasCursor {
+		b.afterNewest(cur, curDigest)
 	}
-	if err := indexScans(ctx, tx, false); err != nil {
-		return nil, err
-	}
-	return querySearch(ctx, tx, sort, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s AND %s ORDER BY %s LIMIT %d`,
-		entryColumns, extra, where, match, order, want), b.args)
+	return s.querySearch(ctx, modeFor(m, q.Tags), q.Sort, rankBody, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
+		entryColumns, extra, b.whereSQL(), order, q.Limit+1), b.args)
 }
 
-// headProbe bounds how many candidates are read and sorted whole: up to
-// this many, sorting them costs less than a walk in newest order that
-// checks out-of-line lexemes, whose decompression the planner does not
-// count; with more, a walk that stops after a page costs less.
-const headProbe = 1000
-
-// tierWindow is how many rows of documents_newest_idx one tier's walk
-// reads. A walk row costs its heap tuple and the tier of its inline head;
-// only rows of the wanted tier have their out-of-line lexemes checked.
-// A tier holding one document in 100 fills a page of 20 within it.
-const tierWindow = 2000
-
-// searchHeadTiers reads tiers 3 to 1 from the cursor on, and reports
-// whether the matches of every term are known to be few (at most
-// headProbe), so that tier 0 may sort them rather than walk.
-//
-// The tiers' candidates are the rows with a query word in head, counted
-// first from head's GIN index (at most headProbe+1 of them):
-//   - none: the head tiers are empty;
-//   - few, or with several terms few matches of every term: they are read
-//     and sorted by tier;
-//   - more (a word common in titles or tags): the cursor's tier is walked
-//     in newest order, which stops after a page (when the walk finds
-//     nothing and the tier cannot hold a row, the first tier below that
-//     can is walked instead). When the walk does not fill the page (a
-//     sparse tier, or the end of one), the page comes from all the
-//     matches, sorted.
-func searchHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, cur store.Cursor, hasCursor bool,
-	curTier int, curDigest []byte, want int) (rows []searchRow, fewMatches bool, err error) {
-	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-	b.where = append(b.where, "head @@ "+b.anyQuery(terms))
-	b.filterTags(q.Tags)
-	heads, err := countUpTo(ctx, tx, b, headProbe+1)
-	if err != nil || heads == 0 {
-		return nil, false, err
-	}
-	driver := fromHead
-	if len(terms) > 1 {
-		b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-		b.where = append(b.where, "search @@ "+b.allQuery(terms))
-		b.filterTags(q.Tags)
-		matches, err := countUpTo(ctx, tx, b, headProbe+1)
-		if err != nil || matches == 0 {
-			return nil, true, err
-		}
-		if fewMatches = matches <= headProbe; fewMatches || heads > headProbe {
-			driver = fromMatches
-		}
-	}
-	if heads > headProbe && !fewMatches {
-		tier := min(curTier, 3)
-		rows, err := walkTier(ctx, tx, q, terms, tier, hasCursor && tier == curTier, cur, curDigest, want)
-		if err != nil || len(rows) == want {
-			return rows, false, err
-		}
-		if len(rows) == 0 {
-			// An empty walk may be an impossible tier: walk the first
-			// possible one instead.
-			next, err := firstTier(ctx, tx, terms, tier)
-			if err != nil || next == 0 {
-				return nil, false, err
-			}
-			if next < tier {
-				// next is below the cursor's tier: it is walked from its top.
-				rows, err := walkTier(ctx, tx, q, terms, next, false, cur, curDigest, want)
-				if err != nil || len(rows) == want {
-					return rows, false, err
-				}
-			}
-		}
-	}
-	rows, err = sortHeadTiers(ctx, tx, q, terms, driver, cur, hasCursor, curTier, curDigest, want)
-	return rows, fewMatches, err
-}
-
-// firstTier is the highest tier, from tier down, that may hold a row: a
-// row is in tier 3 or 2 only with a query word in its title, and in tier 3
-// or 1 only with one in its description or tags. The title's and the
-// description's and tags' lexemes each have a GIN index (migration 3), so
-// a word that is common in tags but in no title ("json"), or in every
-// title but no description ("protocol"), skips the tiers it cannot be in
-// instead of walking them in vain. 0: none.
-func firstTier(ctx context.Context, tx pgx.Tx, terms []string, tier int) (int, error) {
-	// A plain index scan of another index finds a first row soonest by the
-	// planner's guess, and reads every row when no row matches.
-	if err := indexScans(ctx, tx, false); err != nil {
-		return 0, err
-	}
-	defer indexScans(ctx, tx, true)
-	b := &searchSQL{}
-	any := b.anyQuery(terms)
-	var inTitle, inMeta bool
-	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM documents WHERE `+titleLexemes+` @@ `+any+`),
-		EXISTS (SELECT 1 FROM documents WHERE `+metaLexemes+` @@ `+any+`)`, b.args...).Scan(&inTitle, &inMeta)
-	for ; tier > 0; tier-- {
-		if (tier&2 == 0 || inTitle) && (tier&1 == 0 || inMeta) {
-			break
-		}
-	}
-	return tier, err
-}
-
-// countUpTo counts the rows of documents that b's conditions select, up to
-// limit.
-func countUpTo(ctx context.Context, tx pgx.Tx, b *searchSQL, limit int) (int, error) {
-	var n int
-	err := tx.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM documents WHERE %s LIMIT %d) AS probe",
-		strings.Join(b.where, " AND "), limit), b.args...).Scan(&n)
-	return n, err
-}
-
-// walkTier reads up to want rows of one tier in newest order, from the
-// cursor when fromCursor, within tierWindow rows of documents_newest_idx.
-// The window's LIMIT keeps every condition out of the index walk; the CASE
-// checks the out-of-line lexemes (several terms) only on rows of the tier.
-// With one term, a match in head is a match (head's lexemes are in search
-// too).
-func walkTier(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, tier int, fromCursor bool,
-	cur store.Cursor, curDigest []byte, want int) ([]searchRow, error) {
-	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-	any := b.anyQuery(terms)
-	match := "true"
-	if len(terms) > 1 {
-		match = "search @@ " + b.allQuery(terms)
-	}
-	if fromCursor {
-		b.afterNewestCursor(cur, curDigest)
-	}
-	window := strings.Join(b.where, " AND ")
-	b.where = nil
-	b.filterTags(q.Tags)
-	conds := append(b.where, "CASE WHEN "+fmt.Sprintf(tierExpr, any)+" = "+b.arg(tier)+"::int THEN "+match+" END")
-	return querySearch(ctx, tx, q.Sort, fmt.Sprintf(`SELECT %s, %d AS tier FROM (
-		SELECT %s, head, search FROM documents WHERE %s ORDER BY %s LIMIT %d) AS walked
-		WHERE %s ORDER BY %s LIMIT %d`,
-		entryColumns, tier, entryColumns, window, newestOrder, tierWindow, strings.Join(conds, " AND "), newestOrder, want), b.args)
-}
-
-// candidateDriver says which GIN index reads the head tiers' candidates
-// when they are sorted whole.
-type candidateDriver int
-
-const (
-	// fromHead reads head's matches of any term. With one term, a match in
-	// head is a match (head's lexemes are in search too); with more, each
-	// one after the cursor has its out-of-line lexemes checked.
-	fromHead candidateDriver = iota
-	// fromMatches reads search's matches of every term, each checked
-	// against its inline head (several terms only).
-	fromMatches
-)
-
-// sortHeadTiers reads tiers 3 to 1 from the cursor on by sorting every
-// candidate. Fences (OFFSET 0) keep the planner to the driver's order: it
-// does not count the decompression of the out-of-line lexemes.
-func sortHeadTiers(ctx context.Context, tx pgx.Tx, q store.Query, terms []string, driver candidateDriver, cur store.Cursor, hasCursor bool,
-	curTier int, curDigest []byte, want int) ([]searchRow, error) {
-	b := &searchSQL{where: []string{"withdrawn_at IS NULL"}}
-	any := b.anyQuery(terms)
-	b.filterTags(q.Tags)
-	after := "true"
+// searchRelevance reads the phases of a relevance page from the cursor's
+// rank on, until the page (and one row more) is full.
+func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool, curDigest []byte) ([]searchRow, error) {
+	rank := rankTop
 	if hasCursor {
-		after = "(tier, created_at, digest) < (" + b.arg(curTier) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
-			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+		rank = int(cur.Rank)
+		if float64(rank) != cur.Rank || rank < rankDemoted || rank > rankTop {
+			return nil, store.ErrInvalidCursor
+		}
 	}
-	tiered := func(from string) string {
-		return "(SELECT " + entryColumns + ", search, " + fmt.Sprintf(tierExpr, any) + " AS tier FROM " + from + " OFFSET 0) AS hits"
-	}
-	headMatches := func() string {
-		return tiered("documents WHERE " + strings.Join(append(b.where, "head @@ "+any), " AND "))
-	}
-	var from, where string
-	switch {
-	case len(terms) == 1:
-		from, where = headMatches(), after
-	case driver == fromHead:
-		from, where = headMatches(), "CASE WHEN "+after+" THEN search @@ "+b.allQuery(terms)+" END"
-	default:
-		matches := "(SELECT " + entryColumns + ", head, search FROM documents WHERE " +
-			strings.Join(append(b.where, "search @@ "+b.allQuery(terms)), " AND ") + " OFFSET 0) AS matches WHERE head @@ " + any
-		from, where = tiered(matches), after
-	}
-	if len(terms) > 1 {
-		if err := indexScans(ctx, tx, false); err != nil {
+	want := q.Limit + 1
+	var rows []searchRow
+	for _, phase := range []struct {
+		lowest int // the lowest rank the phase reads
+		read   func(b *sqlBuilder) string
+	}{
+		{1, func(b *sqlBuilder) string { return headPhase(b, m, rank, hasCursor, cur, curDigest) }},
+		{rankBody, func(b *sqlBuilder) string {
+			b.and("demoted = 0")
+			b.and("search @@ " + b.all(m))
+			b.and("NOT head @@ " + b.any(m))
+			return newestPhase(b, rank == rankBody && hasCursor, cur, curDigest)
+		}},
+		{rankDemoted, func(b *sqlBuilder) string {
+			b.and("demoted <> 0")
+			b.and("search @@ " + b.all(m))
+			return newestPhase(b, rank == rankDemoted && hasCursor, cur, curDigest)
+		}},
+	} {
+		if phase.lowest > rank || len(rows) == want {
+			continue
+		}
+		b := newBuilder()
+		b.tags(q.Tags)
+		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, phase.read(b)+fmt.Sprintf(" LIMIT %d", want-len(rows)), b.args)
+		if err != nil {
 			return nil, err
 		}
-		defer indexScans(ctx, tx, true)
+		rows = append(rows, got...)
 	}
-	return querySearch(ctx, tx, q.Sort, `SELECT `+entryColumns+`, tier FROM `+from+` WHERE `+where+
-		fmt.Sprintf(` ORDER BY tier DESC, created_at DESC, digest DESC LIMIT %d`, want), b.args)
+	return rows, nil
 }
 
-// indexScans allows or forbids plain index scans for the rest of the
-// transaction, so that a statement reads its GIN index (bitmap scans only)
-// rather than walk a sort index and check each row.
-func indexScans(ctx context.Context, tx pgx.Tx, on bool) error {
-	sql := "SET LOCAL enable_indexscan = off"
-	if on {
-		sql = "SET LOCAL enable_indexscan = on"
+// headPhase selects ranks 3 to 1: live rows with a query word in head,
+// ranked from head and sorted (the tier of a row depends on the query, so
+// no index holds it; the candidates are the rows whose head has a query
+// word). With one group, a word in head is a match; with more, every group
+// must match somewhere (search).
+func headPhase(b *sqlBuilder, m store.Match, rank int, hasCursor bool, cur store.Cursor, curDigest []byte) string {
+	anyWord := b.any(m)
+	b.and("demoted = 0")
+	b.and("head @@ " + anyWord)
+	if len(m.Groups) > 1 {
+		b.and("search @@ " + b.all(m))
 	}
-	_, err := tx.Exec(ctx, sql)
-	return err
+	after := "true"
+	if hasCursor && rank > rankBody {
+		after = "(rank, created_at, digest) < (" + b.arg(rank) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
+			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+	}
+	return `SELECT ` + entryColumns + `, rank FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(headRank, anyWord) +
+		` AS rank FROM documents WHERE ` + b.whereSQL() + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
+}
+
+// newestPhase selects b's rows in newest order, after the cursor when it
+// points into this phase.
+func newestPhase(b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte) string {
+	if fromCursor {
+		b.afterNewest(cur, curDigest)
+	}
+	return `SELECT ` + entryColumns + ` FROM documents WHERE ` + b.whereSQL() + ` ORDER BY ` + newestOrder
 }
 
 // searchRow is one result and the cursor that points after it.
@@ -456,41 +268,122 @@ func makePage(q store.Query, rows []searchRow) store.Page {
 	return page
 }
 
-func querySearch(ctx context.Context, tx pgx.Tx, sort store.Sort, sql string, args []any) ([]searchRow, error) {
-	rows, err := tx.Query(ctx, sql, args...)
+// querySearch runs a statement of entryColumns and, for the name sort, the
+// name key or, for the head phase, the rank; rows of other statements
+// carry rank.
+func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sort store.Sort, rank int, sql string, args []any) ([]searchRow, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{mode}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []searchRow
 	for rows.Next() {
-		r, err := scanSearchRow(rows, sort)
+		var (
+			e   store.Entry
+			c   = store.Cursor{Rank: float64(rank)}
+			got int32
+		)
+		switch {
+		case sort == store.SortName:
+			e, err = scanEntry(rows, false, &c.Name)
+		case sort == store.SortRelevance && rank > rankBody:
+			e, err = scanEntry(rows, false, &got)
+			c.Rank = float64(got)
+		default:
+			e, err = scanEntry(rows, false)
+		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		c.Time, c.Hex = e.CreatedAt.UnixMicro(), e.Digest.Hex()
+		out = append(out, searchRow{e, c})
 	}
 	return out, rows.Err()
 }
 
-// scanSearchRow reads one result and the cursor that points after it.
-func scanSearchRow(rows pgx.Rows, sort store.Sort) (searchRow, error) {
-	var (
-		e    store.Entry
-		err  error
-		c    store.Cursor
-		tier int32
-	)
-	switch sort {
-	case store.SortName:
-		e, err = scanEntry(rows, false, &c.Name)
-	case store.SortRelevance:
-		e, err = scanEntry(rows, false, &tier)
-		c.Rank = float64(tier)
-	default:
-		e, err = scanEntry(rows, false)
+// words reads the word list (store.WordList).
+func (s *Store) words(ctx context.Context, from, to string, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT word FROM search_words WHERE word >= $1 AND word < $2 ORDER BY word LIMIT $3`, from, to, limit)
+	if err != nil {
+		return nil, err
 	}
-	c.Time = e.CreatedAt.UnixMicro()
-	c.Hex = e.Digest.Hex()
-	return searchRow{e, c}, err
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Suggest respells a query by the word list.
+func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	out, err := store.Suggest(ctx, text, s.words)
+	return out, mapErr(err)
+}
+
+// Summarize counts a query's matches and, with facets, their tags. A
+// count reads a full-text index's matches one heap row each, about 20 ms
+// for a word in a quarter of 100,000 documents, so a large result set is
+// estimated from the planner's statistics instead (one EXPLAIN), and its
+// tags are those of the first store.SummaryRows matches read. Without
+// words or tags the counters answer exactly.
+func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return store.Summary{}, err
+	}
+	terms := store.Terms(q.Text)
+	if len(terms) == 0 && len(q.Tags) == 0 {
+		return s.summarizeAll(ctx, facets)
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	m, err := store.Expand(ctx, terms, s.words)
+	if err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	b := newBuilder()
+	if len(m.Groups) > 0 {
+		b.and("search @@ " + b.all(m))
+	}
+	b.tags(q.Tags)
+	matches := `FROM documents WHERE ` + b.whereSQL()
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := s.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 `+matches, append([]any{planned}, b.args...)...).Scan(&plan); err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	estimate := 0
+	if len(plan) == 1 {
+		estimate = int(plan[0].Plan.Rows)
+	}
+	if estimate > store.MaxCountRows && !facets {
+		return store.Summary{Total: estimate, Estimated: true}, nil
+	}
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT tags %s LIMIT %d`, matches, store.SummaryRows(facets)+1), append([]any{planned}, b.args...)...)
+	if err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	tagRows, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	if err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	sum := store.Summarized(tagRows, q.Tags, facets)
+	if sum.Estimated {
+		sum.Total = max(estimate, sum.Total)
+	}
+	return sum, nil
+}
+
+// summarizeAll answers for the whole listing from the counters.
+func (s *Store) summarizeAll(ctx context.Context, facets bool) (store.Summary, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var listed int
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(listed), 0)::bigint FROM document_counts`).Scan(&listed); err != nil || !facets {
+		return store.Summary{Total: listed}, mapErr(err)
+	}
+	tags, err := s.Tags(ctx, store.MaxFacets)
+	return store.Summary{Total: listed, Tags: tags, TagsOf: listed}, err
 }

@@ -68,14 +68,28 @@ func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	tag, err := s.pool.Exec(ctx, `UPDATE documents
-		SET withdrawn_at = coalesce(withdrawn_at, now()),
-		    withdraw_reason = CASE WHEN withdrawn_at IS NULL THEN $2 ELSE withdraw_reason END
-		WHERE digest = $1`, d[:], reason)
+	// A withdrawn version no longer demotes the one it supersedes, unless
+	// another listed version of the same publisher does (the subquery sees
+	// the withdrawn row as it was, hence the digest test).
+	var found int
+	err := s.pool.QueryRow(ctx, `WITH withdrawn AS (
+			UPDATE documents
+			SET withdrawn_at = coalesce(withdrawn_at, now()),
+			    withdraw_reason = CASE WHEN withdrawn_at IS NULL THEN $2 ELSE withdraw_reason END
+			WHERE digest = $1
+			RETURNING supersedes
+		), restored AS (
+			UPDATE documents p SET demoted = p.demoted & ~1
+			FROM withdrawn w
+			WHERE p.digest = w.supersedes AND p.demoted & 1 <> 0 AND NOT EXISTS (
+				SELECT FROM documents n WHERE n.supersedes = p.digest AND n.publisher = p.publisher
+				AND n.withdrawn_at IS NULL AND n.digest <> $1)
+		)
+		SELECT count(*) FROM withdrawn`, d[:], reason).Scan(&found)
 	if err != nil {
 		return mapErr(err)
 	}
-	if tag.RowsAffected() == 0 {
+	if found == 0 {
 		return store.ErrNotFound
 	}
 	s.wrote()

@@ -14,7 +14,7 @@ import (
 // alias "d".
 const entryColumns = `d.hex, d.sha256, d.size, d.title, d.description, d.multiround, d.tags, d.version,
 	d.supersedes, d.authors, d.license, d.front_matter, d.lints, d.origin, d.created_at, d.withdrawn_at, d.withdraw_reason,
-	d.publisher, d.status, d.status_message, d.replacement, d.status_at`
+	d.publisher, d.status, d.status_message, d.replacement, d.status_at, d.demoted`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -33,7 +33,7 @@ func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 	)
 	dest := []any{&hex, &sha, &e.Size, &e.Metadata.Title, &e.Metadata.Description, &e.Metadata.Multiround, &tags,
 		&e.Metadata.Version, &supersedes, &authors, &e.Metadata.License, &e.Metadata.FrontMatter, &lints, &e.Origin,
-		&created, &withdrawn, &e.WithdrawReason, &e.Publisher, &status, &e.Lifecycle.Message, &replaced, &changed}
+		&created, &withdrawn, &e.WithdrawReason, &e.Publisher, &status, &e.Lifecycle.Message, &replaced, &changed, &e.Demoted}
 	if err := sc.Scan(append(dest, extra...)...); err != nil {
 		return store.Entry{}, err
 	}

@@ -4,10 +4,6 @@ import (
 	"context"
 )
 
-// SetWalkThreshold lets tests force either plan of filtered listings; call
-// it before the store is shared.
-func (s *Store) SetWalkThreshold(n int) { s.walkThreshold = n }
-
 // ExecWrite runs a statement on the write connection, for measurements
 // that change engine settings.
 func (s *Store) ExecWrite(ctx context.Context, query string, args ...any) error {

@@ -40,9 +40,9 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		case store.StatusWithdrawn:
 			err = withdrawTx(ctx, tx, id, c.Message, now)
 		case store.StatusActive:
-			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = ? WHERE id = ?`, now, id)
+			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = ?, demoted = demoted & ~2 WHERE id = ?`, now, id)
 		default:
-			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = ?, status_message = ?, replacement = ?, status_at = ? WHERE id = ?`,
+			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = ?, status_message = ?, replacement = ?, status_at = ?, demoted = demoted | 2 WHERE id = ?`,
 				string(c.Status), c.Message, replacement, now, id)
 		}
 		if err != nil {

@@ -2,48 +2,87 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agora-registry/registry/internal/store"
 )
 
+// Search, in one reading: a query's words become a store.Match (the last
+// word also matches the indexed words it is a prefix of). A relevance page
+// reads the tiers below in turn, each one full-text query that walks its
+// index in row id order and stops after the page, so a common word costs a
+// page of work rather than a sort of every match. A newest or name listing
+// is one statement: by a tag alone it walks that tag's rows in newest
+// order (document_tags_newest); with words or a name sort the matches are
+// looked up and sorted. Nothing here steers SQLite's planner.
+//
+// Relevance is a tier, not bm25: bm25 depends on statistics of the whole
+// index, so every insert would reorder existing rows and keyset pages
+// would skip or repeat them. The tier depends on the row and the query
+// alone, and the score tier*tierUnit + row id orders a tier newest
+// published first with no ties.
+const tierUnit = 1 << 48
+
 // maxTagCounts caps one Tags call.
 const maxTagCounts = 1000
 
-// Relevance is a tier, not bm25: bm25 depends on statistics of the whole
-// index, so every insert would reorder existing rows and keyset pages would
-// skip or repeat them. The tier depends on the row alone:
-//
-//	title holds a query word          +4
-//	description or tags hold one      +2
-//
-// and the score is tier*tierUnit + the row id, so within a tier later
-// publishes come first and no two rows tie. A title match outranks a
-// description/tag match, which outranks a body-only match, and the whole
-// ranking is computed from the full-text index without reading documents.
-const tierUnit = 1 << 48
-
-// defaultWalkThreshold decides how a filtered newest/name listing runs:
-// with few candidates (matches of the words or tags) they are looked up and
-// sorted; with many, the sort index is walked and stops after one page.
-const defaultWalkThreshold = 2000
+// relevanceTiers are the tiers from best to worst. expr is a full-text
+// expression over all (every group), title (a word in the title) and meta
+// (a word in description or tags), asked of documents_fts; with one group,
+// head (when set) is asked of documents_meta_fts instead, which holds only
+// titles, descriptions and tags, so a word frequent in bodies but in no
+// title does not walk its whole doclist to find nothing (migration 0004).
+// demoted selects the demoted rows (store.Demotion) or the others.
+var relevanceTiers = []struct {
+	tier    int64
+	expr    string
+	head    string
+	demoted bool
+}{
+	{4, "(%[1]s) AND (%[2]s) AND (%[3]s)", "(%[2]s) AND (%[3]s)", false},
+	{3, "(%[1]s) AND ((%[2]s) NOT (%[3]s))", "(%[2]s) NOT (%[3]s)", false},
+	{2, "(%[1]s) AND ((%[3]s) NOT (%[2]s))", "(%[3]s) NOT (%[2]s)", false},
+	{1, "((%[1]s) NOT (%[2]s)) NOT (%[3]s)", "", false},
+	{0, "%[1]s", "", true},
+}
 
 // quote makes a word an FTS5 string: no operator, column filter or prefix
 // syntax typed by a user reaches FTS5.
 func quote(word string) string { return `"` + strings.ReplaceAll(word, `"`, `""`) + `"` }
 
-// ftsMatch builds the MATCH expression for all words (AND), or for any word
-// (OR) within the given columns.
-func ftsMatch(terms []string, any bool, columns string) string {
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = quote(t)
+// ftsAll is the FTS5 expression of a whole match: one word of every group.
+func ftsAll(m store.Match) string {
+	groups := make([]string, len(m.Groups))
+	for i, g := range m.Groups {
+		groups[i] = ftsOr(g)
 	}
-	if !any {
-		return strings.Join(quoted, " ")
+	return strings.Join(groups, " AND ")
+}
+
+// ftsAnyIn is the FTS5 expression of any word of the match within columns.
+func ftsAnyIn(m store.Match, columns string) string { return "{" + columns + "} : " + ftsOr(m.Words()) }
+
+func ftsOr(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = quote(w)
 	}
-	return "{" + columns + "} : (" + strings.Join(quoted, " OR ") + ")"
+	return "(" + strings.Join(quoted, " OR ") + ")"
+}
+
+// tagChecks are the conditions that the row with id column holds every
+// tag, each a primary-key probe.
+func tagChecks(column string, tags []string) (string, []any) {
+	var sql string
+	var args []any
+	for _, t := range tags {
+		sql += " AND EXISTS (SELECT 1 FROM document_tags WHERE doc_id = " + column + " AND tag = ?)"
+		args = append(args, t)
+	}
+	return sql, args
 }
 
 // Search lists listed entries by query with keyset pagination.
@@ -56,19 +95,14 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	if err != nil {
 		return store.Page{}, err
 	}
-	terms := store.Terms(q.Text)
-
+	m, err := store.Expand(ctx, store.Terms(q.Text), s.words)
+	if err != nil {
+		return store.Page{}, mapErr(err)
+	}
 	if q.Sort == store.SortRelevance {
-		return s.searchRelevance(ctx, q, terms, cur, hasCursor)
+		return s.searchRelevance(ctx, q, m, cur, hasCursor)
 	}
-	walk := false
-	if len(terms) > 0 || len(q.Tags) > 0 {
-		if walk, err = s.manyCandidates(ctx, terms, q.Tags); err != nil {
-			return store.Page{}, err
-		}
-	}
-	query, args := listQuery(q, terms, cur, hasCursor, walk)
-
+	query, args := listQuery(q, m, cur, hasCursor)
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return store.Page{}, mapErr(err)
@@ -105,42 +139,23 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	return page, nil
 }
 
-// relevanceTiers are the tiers from best to worst, each as a full-text
-// expression over all (every word), title (a word in the title) and meta (a
-// word in description or tags), asked of documents_fts. A one-word query
-// asks the head tiers of documents_meta_fts instead (oneWord), which holds
-// only the title, description and tags: asked of documents_fts, a word
-// frequent in bodies but in no title walked its whole doclist there to
-// find nothing (migration 0004). With more words, FTS5 intersects their
-// doclists within the one expression, which bounds that walk, far cheaper
-// than checking each meta candidate for every word
-// (docs/benchmarks/sqlite-common-word-search.md).
-var relevanceTiers = []struct {
-	tier    int64
-	expr    string
-	oneWord string // over title and meta in documents_meta_fts; "" for the body tier
-}{
-	{6, "(%[1]s) AND (%[2]s) AND (%[3]s)", "(%[2]s) AND (%[3]s)"},
-	{4, "(%[1]s) AND ((%[2]s) NOT (%[3]s))", "(%[2]s) NOT (%[3]s)"},
-	{2, "(%[1]s) AND ((%[3]s) NOT (%[2]s))", "(%[3]s) NOT (%[2]s)"},
-	{0, "((%[1]s) NOT (%[2]s)) NOT (%[3]s)", ""},
-}
-
-// searchRelevance pages through matches tier by tier. Within a tier FTS5
-// walks its index in rowid order and stops after one page, so a common word
-// costs one page of work rather than a sort of every match.
-func (s *Store) searchRelevance(ctx context.Context, q store.Query, terms []string, cur store.Cursor, hasCursor bool) (store.Page, error) {
-	all, title, meta := ftsMatch(terms, false, ""), ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags")
+// searchRelevance pages through matches tier by tier from the cursor's.
+func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (store.Page, error) {
+	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
 	curTier, curRow := int64(1<<62), int64(0)
 	if hasCursor {
 		score := int64(cur.Rank)
 		curTier, curRow = score/tierUnit, score%tierUnit
-	}
-	tagFilter := ""
-	var tagArgs []any
-	for _, tag := range q.Tags {
-		tagFilter += " AND +rowid IN (SELECT doc_id FROM document_tags WHERE tag = ?)"
-		tagArgs = append(tagArgs, tag)
+		// The score names the row of the cursor's digest: a score that
+		// does not (a tampered cursor) is refused rather than read.
+		var id int64
+		err := s.read.QueryRowContext(ctx, `SELECT id FROM documents WHERE hex = ?`, cur.Hex).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != curRow || float64(score) != cur.Rank || curTier < 0 || curTier > 4)) {
+			return store.Page{}, store.ErrInvalidCursor
+		}
+		if err != nil {
+			return store.Page{}, mapErr(err)
+		}
 	}
 	var ids, scores []int64
 	for _, t := range relevanceTiers {
@@ -152,34 +167,30 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, terms []stri
 			continue
 		}
 		table, expr := "documents_fts", t.expr
-		if len(terms) == 1 && t.oneWord != "" {
-			table, expr = "documents_meta_fts", t.oneWord
+		if len(m.Groups) == 1 && t.head != "" {
+			table, expr = "documents_meta_fts", t.head
 		}
+		demoted := "NOT EXISTS"
+		if t.demoted {
+			demoted = "EXISTS"
+		}
+		tags, tagArgs := tagChecks(table+".rowid", q.Tags)
 		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
-		rowFilter := ""
+		after := ""
 		if t.tier == curTier {
-			rowFilter = " AND rowid < ?"
+			after = " AND rowid < ?"
 			args = append(args, curRow)
 		}
 		args = append(args, want)
-		rows, err := s.read.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ?`+tagFilter+rowFilter+
+		got, err := s.rowIDs(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ?`+tags+
+			` AND `+demoted+` (SELECT 1 FROM documents WHERE id = `+table+`.rowid AND demoted <> 0)`+after+
 			` ORDER BY rowid DESC LIMIT ?`, args...)
 		if err != nil {
-			return store.Page{}, mapErr(err)
+			return store.Page{}, err
 		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return store.Page{}, mapErr(err)
-			}
+		for _, id := range got {
 			ids = append(ids, id)
 			scores = append(scores, t.tier*tierUnit+id)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return store.Page{}, mapErr(err)
 		}
 	}
 	entries, err := s.entriesByID(ctx, ids)
@@ -205,6 +216,24 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, terms []stri
 	return page, nil
 }
 
+// rowIDs runs a query of one integer column.
+func (s *Store) rowIDs(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, id)
+	}
+	return out, mapErr(rows.Err())
+}
+
 // entriesByID reads entries by row id.
 func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]store.Entry, error) {
 	out := make(map[int64]store.Entry, len(ids))
@@ -228,22 +257,19 @@ func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]store.E
 	return out, mapErr(rows.Err())
 }
 
-// listQuery lists by newest or name. walk makes the candidate filters
-// checks on rows of the sort index (unary + keeps SQLite from driving the
-// query by them) instead of the rows to look up.
-func listQuery(q store.Query, terms []string, cur store.Cursor, hasCursor, walk bool) (string, []any) {
-	in := "d.id IN"
-	if walk {
-		in = "+d.id IN"
+// listQuery lists by newest or name, one row more than the page.
+func listQuery(q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (string, []any) {
+	if q.Sort == store.SortNewest && len(m.Groups) == 0 && len(q.Tags) > 0 {
+		return tagListQuery(q, cur, hasCursor)
 	}
 	where := []string{"d.withdrawn_at IS NULL"}
 	var args []any
-	if len(terms) > 0 {
-		where = append(where, in+" (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)")
-		args = append(args, ftsMatch(terms, false, ""))
+	if len(m.Groups) > 0 {
+		where = append(where, "d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)")
+		args = append(args, ftsAll(m))
 	}
 	for _, tag := range q.Tags {
-		where = append(where, in+" (SELECT doc_id FROM document_tags WHERE tag = ?)")
+		where = append(where, "d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
 		args = append(args, tag)
 	}
 	var query string
@@ -265,27 +291,122 @@ func listQuery(q store.Query, terms []string, cur store.Cursor, hasCursor, walk 
 	return query, append(args, q.Limit+1)
 }
 
-// manyCandidates reports whether every filter matches more than
-// s.walkThreshold rows.
-func (s *Store) manyCandidates(ctx context.Context, terms, tags []string) (bool, error) {
-	count := func(query string, arg any) (int, error) {
-		var n int
-		err := s.read.QueryRowContext(ctx, query, arg).Scan(&n)
-		return n, mapErr(err)
+// tagListQuery lists by tags alone, newest first: the first tag's rows in
+// their stored newest-first key's order, each checked for the other tags
+// (a withdrawal deletes a document's tag rows).
+func tagListQuery(q store.Query, cur store.Cursor, hasCursor bool) (string, []any) {
+	others, args := tagChecks("t.doc_id", q.Tags[1:])
+	args = append([]any{q.Tags[0]}, args...)
+	after := ""
+	if hasCursor {
+		after = " AND (t.created_at, t.hex) < (?, ?)"
+		args = append(args, cur.Time, cur.Hex)
 	}
-	for _, tag := range tags {
-		n, err := count(`SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, tag)
-		if err != nil || n <= s.walkThreshold {
-			return false, err
+	return `SELECT ` + entryColumns + `, NULL FROM document_tags t JOIN documents d ON d.id = t.doc_id
+		WHERE t.tag = ?` + others + after + ` ORDER BY t.created_at DESC, t.hex DESC LIMIT ?`, append(args, q.Limit+1)
+}
+
+// words reads the word list (store.WordList).
+func (s *Store) words(ctx context.Context, from, to string, limit int) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT word FROM search_words WHERE word >= ? AND word < ? ORDER BY word LIMIT ?`, from, to, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, err
 		}
+		out = append(out, w)
 	}
-	if len(terms) > 0 {
-		n, err := count(`SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?`, ftsMatch(terms, false, ""))
-		if err != nil || n <= s.walkThreshold {
-			return false, err
+	return out, rows.Err()
+}
+
+// Suggest respells a query by the word list.
+func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
+	out, err := store.Suggest(ctx, text, s.words)
+	return out, mapErr(err)
+}
+
+// Summarize counts a query's matches from the full-text index (words) or
+// the first tag's rows, newest first, up to store.SummaryRows; a larger
+// set is estimated from how many rows those matches span (matches
+// assumed spread evenly over the rows), or for one tag alone read from its
+// counter. With facets it reads the tags of those matches. Without words or tags the counters answer.
+func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return store.Summary{}, err
+	}
+	terms := store.Terms(q.Text)
+	if len(terms) == 0 && len(q.Tags) == 0 {
+		var listed int
+		if err := s.read.QueryRowContext(ctx, `SELECT listed FROM document_counts`).Scan(&listed); err != nil || !facets {
+			return store.Summary{Total: listed}, mapErr(err)
 		}
+		tags, err := s.Tags(ctx, store.MaxFacets)
+		return store.Summary{Total: listed, Tags: tags, TagsOf: listed}, err
 	}
-	return true, nil
+	m, err := store.Expand(ctx, terms, s.words)
+	if err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	// Withdrawn documents have no full-text or tag rows.
+	var matches, id string
+	var args []any
+	if len(m.Groups) > 0 {
+		tags, tagArgs := tagChecks("documents_fts.rowid", q.Tags)
+		matches, id = `FROM documents_fts WHERE documents_fts MATCH ?`+tags, "documents_fts.rowid"
+		args = append([]any{ftsAll(m)}, tagArgs...)
+	} else {
+		tags, tagArgs := tagChecks("t.doc_id", q.Tags[1:])
+		matches, id = `FROM document_tags t WHERE t.tag = ?`+tags, "t.doc_id"
+		args = append([]any{q.Tags[0]}, tagArgs...)
+	}
+	n := store.SummaryRows(facets)
+	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+id+` DESC LIMIT ?`, append(args, n+1)...)
+	if err != nil {
+		return store.Summary{}, err
+	}
+	sum := store.Summary{Total: len(ids)}
+	if len(ids) > n {
+		exact := false
+		if sum.Total, exact, err = s.estimate(ctx, q, m, ids[:n]); err != nil {
+			return store.Summary{}, err
+		}
+		ids, sum.Estimated = ids[:n], !exact
+	}
+	if !facets {
+		return sum, nil
+	}
+	entries, err := s.entriesByID(ctx, ids)
+	if err != nil {
+		return store.Summary{}, err
+	}
+	tagRows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		tagRows = append(tagRows, e.Metadata.Tags)
+	}
+	sum.Tags, sum.TagsOf = store.CountTags(tagRows, q.Tags), len(tagRows)
+	return sum, nil
+}
+
+// estimate is the size of a result set of which newest holds the newest
+// row ids, newest first: one tag alone is counted
+// exactly, anything else scaled from the share of rows those span.
+func (s *Store) estimate(ctx context.Context, q store.Query, m store.Match, newest []int64) (n int, exact bool, err error) {
+	if len(m.Groups) == 0 && len(q.Tags) == 1 {
+		err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, q.Tags[0]).Scan(&n)
+		return n, true, mapErr(err)
+	}
+	var top int64
+	if err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM documents`).Scan(&top); err != nil {
+		return 0, false, mapErr(err)
+	}
+	span := max(top-newest[len(newest)-1]+1, int64(len(newest)))
+	return int(int64(len(newest)) * top / span), false, nil
 }
 
 // Tags counts listed entries per tag, most used first, then by name.

@@ -143,8 +143,11 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 // of documents_fts with column filters, as the search did before the meta
 // index existed.
 func oracleRelevance(t *testing.T, s *Store, q store.Query) []string {
-	terms := store.Terms(q.Text)
-	all, title, meta := ftsMatch(terms, false, ""), ftsMatch(terms, true, "title"), ftsMatch(terms, true, "description tags")
+	m, err := store.Expand(context.Background(), store.Terms(q.Text), s.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
 	tiers := []string{
 		"(%[1]s) AND (%[2]s) AND (%[3]s)",
 		"(%[1]s) AND ((%[2]s) NOT (%[3]s))",
@@ -200,4 +203,37 @@ func rowIDs(t *testing.T, s *Store, table string) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// TestTagListingReadsTheTagInOrder: a listing by tag walks the tag's rows
+// in their stored newest-first key (migration 0006) and stops after the
+// page, rather than reading every row of the tag and sorting them.
+func TestTagListingReadsTheTagInOrder(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, q := range []store.Query{{Tags: []string{"a"}}, {Tags: []string{"a", "b"}}, {Tags: []string{"a"}, Cursor: "x"}} {
+		q, _ = q.Normalize()
+		query, args := listQuery(q, store.Match{}, store.Cursor{Time: 1, Hex: "00"}, q.Cursor != "")
+		rows, err := s.read.Query("EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, " | ")
+		if !strings.Contains(joined, "document_tags_newest") || strings.Contains(joined, "TEMP B-TREE") {
+			t.Fatalf("tags %v: plan %q, want a walk of document_tags_newest without a sort", q.Tags, joined)
+		}
+	}
 }

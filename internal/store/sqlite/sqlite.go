@@ -43,9 +43,6 @@ type Store struct {
 	puts putQueue
 	// lists are the listing's statements, prepared on read.
 	lists listStatements
-	// walkThreshold is defaultWalkThreshold; only tests lower it, to force
-	// the index-walking plan on a small corpus.
-	walkThreshold int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -122,8 +119,7 @@ func open(ctx context.Context, path string, tn tuning) (*Store, error) {
 	read.SetMaxIdleConns(tn.readers)
 	read.SetConnMaxIdleTime(0)
 
-	s := &Store{write: write, read: read, writeCacheKiB: tn.writeCacheKiB, bulkCacheKiB: tn.bulkCacheKiB,
-		walkThreshold: defaultWalkThreshold}
+	s := &Store{write: write, read: read, writeCacheKiB: tn.writeCacheKiB, bulkCacheKiB: tn.bulkCacheKiB}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -26,16 +26,6 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
 }
 
-// Filtered listings walk the sort index when the filters match many rows;
-// the suite's stores are small, so run it once more with that plan forced.
-func TestConformanceWalkingSortIndex(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s := openTemp(t)
-		s.SetWalkThreshold(-1)
-		return s
-	})
-}
-
 func TestBadPaths(t *testing.T) {
 	for _, path := range []string{"", ":memory:", filepath.Join(t.TempDir(), "a?mode=ro"), filepath.Join(t.TempDir(), "missing-dir", "x", "registry.db")} {
 		if s, err := sqlite.Open(context.Background(), path); err == nil {

@@ -37,8 +37,8 @@ func (s *Store) writeTxLocked(ctx context.Context, fn func(tx *sql.Tx) error) er
 // inserter inserts documents within one transaction with prepared
 // statements, handing out strictly increasing creation times.
 type inserter struct {
-	doc, content, tag, fts, metaFTS *sql.Stmt
-	lastCreated                     int64 // Unix microseconds
+	doc, content, tag, word, fts, metaFTS *sql.Stmt
+	lastCreated                           int64 // Unix microseconds
 	// pending are full-text rows written by flush, for both full-text
 	// tables. FTS5 writes its in-memory index to disk at every statement
 	// savepoint, so text interleaved with other inserts makes one tiny
@@ -51,6 +51,9 @@ type inserter struct {
 	// (to undo the statement alone); once per batch instead of once per
 	// tag.
 	pendingTags []any
+	// pendingWords are the new documents' words for the word list
+	// (store.HeadWords), written by flush in one statement.
+	pendingWords []string
 }
 
 type ftsRow struct {
@@ -65,6 +68,12 @@ func (in *inserter) flush(ctx context.Context) error {
 			return err
 		}
 		in.pendingTags = in.pendingTags[:0]
+	}
+	if len(in.pendingWords) > 0 {
+		if _, err := in.word.ExecContext(ctx, jsonText(in.pendingWords)); err != nil {
+			return err
+		}
+		in.pendingWords = in.pendingWords[:0]
 	}
 	for _, r := range in.pending {
 		if _, err := in.fts.ExecContext(ctx, r.id, r.title, r.description, r.tags, r.body); err != nil {
@@ -103,7 +112,10 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (hex) DO NOTHING`)
 	in.content = prepare(`INSERT OR FAIL INTO contents (id, content) VALUES (?, ?)`)
-	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
+	// A tag row carries its document's newest-first key (migration 0006).
+	in.tag = prepare(`INSERT OR IGNORE INTO document_tags (tag, doc_id, created_at, hex)
+		SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`)
+	in.word = prepare(`INSERT OR IGNORE INTO search_words (word) SELECT value FROM json_each(?)`)
 	in.fts = prepare(`INSERT INTO documents_fts (rowid, title, description, tags, body) VALUES (?, ?, ?, ?, ?)`)
 	in.metaFTS = prepare(`INSERT INTO documents_meta_fts (rowid, title, description, tags) VALUES (?, ?, ?, ?)`)
 	return in, err
@@ -180,8 +192,9 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 		return true, nil // a tombstone is neither tagged nor searchable
 	}
 	for _, t := range tags {
-		in.pendingTags = append(in.pendingTags, [2]any{t, id})
+		in.pendingTags = append(in.pendingTags, [4]any{t, id, created64, d.Sums.SHA1.Hex()})
 	}
+	in.pendingWords = append(in.pendingWords, store.HeadWords(m.Title, m.Description, tags)...)
 	body := d.Content
 	if _, rest, ok := protocol.SplitFrontMatter(d.Content); ok {
 		body = rest
@@ -233,10 +246,11 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 func (s *Store) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		var (
-			id        int64
-			withdrawn sql.NullInt64
+			id         int64
+			withdrawn  sql.NullInt64
+			supersedes sql.NullString
 		)
-		err := tx.QueryRowContext(ctx, `SELECT id, withdrawn_at FROM documents WHERE hex = ?`, d.Hex()).Scan(&id, &withdrawn)
+		err := tx.QueryRowContext(ctx, `SELECT id, withdrawn_at, supersedes FROM documents WHERE hex = ?`, d.Hex()).Scan(&id, &withdrawn, &supersedes)
 		if errors.Is(err, sql.ErrNoRows) {
 			return store.ErrNotFound
 		}
@@ -259,6 +273,13 @@ func withdrawTx(ctx context.Context, tx *sql.Tx, id int64, reason string, at int
 	if _, err := tx.ExecContext(ctx, `DELETE FROM documents_fts WHERE rowid = ?`, id); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id); err != nil {
+		return err
+	}
+	// A withdrawn version no longer demotes the one it supersedes (bit 1),
+	// unless another listed version of the same publisher does.
+	_, err := tx.ExecContext(ctx, `UPDATE documents SET demoted = demoted & ~1
+		WHERE hex = (SELECT supersedes FROM documents WHERE id = ?) AND demoted & 1 <> 0 AND NOT EXISTS (SELECT 1 FROM documents n
+			WHERE n.supersedes = documents.hex AND n.publisher = documents.publisher AND n.withdrawn_at IS NULL)`, id)
 	return err
 }

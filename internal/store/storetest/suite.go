@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Successors", func(t *testing.T) { testSuccessors(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Pagination", func(t *testing.T) { testPagination(t, open) })
+	t.Run("Findability", func(t *testing.T) { testFindability(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, open) })
 	t.Run("Each", func(t *testing.T) { testEach(t, open) })
