@@ -67,8 +67,11 @@ func (s *Server) demoMetadata(c echo.Context, d protocol.Digest) error {
 	if err != nil {
 		return err
 	}
+	// The demo reads status and metadata's name and description; the
+	// publisher beside them is ours, which its client ignores.
 	return writeJSON(c, http.StatusOK, map[string]any{
-		"status":   "success",
-		"metadata": map[string]string{"name": e.Metadata.Title, "description": e.Metadata.Description},
+		"status":    "success",
+		"metadata":  map[string]string{"name": e.Metadata.Title, "description": e.Metadata.Description},
+		"publisher": e.Publisher,
 	})
 }

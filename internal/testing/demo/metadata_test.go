@@ -41,6 +41,9 @@ func TestDemoNameAndDescriptionWinOverTheFallback(t *testing.T) {
 			if m.Metadata.Name != name || m.Metadata.Description != description {
 				t.Errorf("GET %s: %+v, want the posted name and description", metadataURL, m.Metadata)
 			}
+			if m.Publisher != "anonymous" { // the demo publishes without a token
+				t.Errorf("GET %s: publisher %q, want anonymous", metadataURL, m.Publisher)
+			}
 		}
 		l, _ := getList(t, s.URL)
 		if len(l.Protocols) != 1 || l.Protocols[0].Name != name || l.Protocols[0].Description != description {
