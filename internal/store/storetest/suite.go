@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("CatalogWalkBound", func(t *testing.T) { testCatalogWalkBound(t, open) })
+	t.Run("RestoreLifecycle", func(t *testing.T) { testRestoreLifecycle(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the
