@@ -21,7 +21,7 @@ import (
 // on which goroutine finished first: the same input gives the same batches
 // and the same report, failures listed in entry order.
 type pipeline struct {
-	docs store.Documents
+	docs Target
 	lim  Limits
 
 	ctx  context.Context
@@ -77,7 +77,7 @@ const (
 	maxEntriesInFlight = 64
 )
 
-func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipeline {
+func newPipeline(ctx context.Context, docs Target, lim Limits) *pipeline {
 	ctx, stop := context.WithCancelCause(ctx)
 	p := &pipeline{
 		docs:    docs,
