@@ -91,10 +91,12 @@ func TestHostileLifecycleRecords(t *testing.T) {
 	event := `{"at":"2025-01-01T00:00:00Z","actor":"acme","status":"active"}`
 	many := strings.TrimSuffix(strings.Repeat(event+",", store.MaxHistory+1), ",")
 	cases := map[string]func(self string) string{
-		"withdrawn status":        func(string) string { return `"status":"withdrawn","statusChangedAt":"2025-01-01T00:00:00Z"` },
-		"unknown status":          func(string) string { return `"status":"retired","statusChangedAt":"2025-01-01T00:00:00Z"` },
-		"deprecation, no time":    func(string) string { return `"status":"deprecated"` },
-		"its own replacement":     func(self string) string { return `"status":"deprecated","statusChangedAt":"2025-01-01T00:00:00Z","replacement":"` + self + `"` },
+		"withdrawn status":     func(string) string { return `"status":"withdrawn","statusChangedAt":"2025-01-01T00:00:00Z"` },
+		"unknown status":       func(string) string { return `"status":"retired","statusChangedAt":"2025-01-01T00:00:00Z"` },
+		"deprecation, no time": func(string) string { return `"status":"deprecated"` },
+		"its own replacement": func(self string) string {
+			return `"status":"deprecated","statusChangedAt":"2025-01-01T00:00:00Z","replacement":"` + self + `"`
+		},
 		"replacement when active": func(string) string { return `"status":"active","replacement":"` + strings.Repeat("ab", 20) + `"` },
 		"long message": func(string) string {
 			return `"status":"deprecated","statusChangedAt":"2025-01-01T00:00:00Z","statusMessage":"` + strings.Repeat("é", store.MaxStatusMessageRunes+1) + `"`
