@@ -43,6 +43,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 	d := res.Entry.Digest
 	return writeJSON(c, http.StatusOK, map[string]any{
 		"status": "success", "id": d.Base64(), "hex": d.Hex(), "created": res.Created, "sources": s.svc.Sources(d),
+		"publisher": res.Entry.Publisher,
 	})
 }
 
