@@ -282,6 +282,9 @@ func (p *pipeline) restoreLifecycle(b *batch, e *entry) error {
 		b.rep.fail(e.name, err)
 	case restored:
 		b.rep.LifecycleRestored++
+		if lc.Replacement != nil {
+			b.replacements = append(b.replacements, *lc.Replacement)
+		}
 	default:
 		b.rep.LifecycleKept++
 	}

@@ -68,3 +68,27 @@ func checkLifecycle(rec *Record) error {
 	}
 	return nil
 }
+
+// checkReplacements warns about restored deprecations whose replacement
+// this registry does not hold (an archive restored in part): one resolve
+// per store.MaxResolve of them, after everything is stored, since a
+// replacement may come later in the archive than what it replaces. Memory:
+// one digest per restored deprecation with a replacement.
+func (p *pipeline) checkReplacements() error {
+	missing := 0
+	for start := 0; start < len(p.replacements); start += store.MaxResolve {
+		res, err := p.docs.Resolve(p.ctx, p.replacements[start:min(start+store.MaxResolve, len(p.replacements))])
+		if err != nil {
+			return err
+		}
+		for _, r := range res {
+			if !r.Found || r.Withdrawn {
+				missing++
+			}
+		}
+	}
+	if missing > 0 {
+		p.rep.warn("%d restored deprecations name a replacement this registry does not hold or has withdrawn: import the archive it is in, or deprecate them again", missing)
+	}
+	return nil
+}

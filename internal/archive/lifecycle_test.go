@@ -132,3 +132,23 @@ func mustGet(t *testing.T, st store.Store, d protocol.Digest) store.Entry {
 	}
 	return e
 }
+
+// TestRestoredReplacementMissingIsReported: a trusted archive restored in
+// part (the replacement not among its documents, nor stored here) is
+// imported as recorded, and the report says which link leads nowhere.
+func TestRestoredReplacementMissingIsReported(t *testing.T) {
+	bothEngines(t, func(t *testing.T, st store.Store) {
+		content := "# Replaced elsewhere\n"
+		d, elsewhere := digest(t, []byte(content)), digest(t, []byte("# Not in this archive\n"))
+		arc := buildTar(t, true,
+			tarEntry{name: "documents/" + d.Hex() + ".json", body: []byte(lifecycleRecord(d, elsewhere, "acme"))},
+			docEntry(t, content))
+		rep := importBytes(t, st, arc, archive.Limits{KeepLifecycle: true})
+		if rep.LifecycleRestored != 1 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "1 restored deprecations name a replacement this registry does not hold") {
+			t.Fatalf("report %+v", rep)
+		}
+		if e := mustGet(t, st, d); !e.Deprecated() || *e.Lifecycle.Replacement != elsewhere {
+			t.Fatalf("stored %+v", e.Lifecycle)
+		}
+	})
+}
