@@ -58,6 +58,8 @@ type Resolution struct {
 	Status      string `json:"status,omitempty"`
 	Message     string `json:"message,omitempty"`
 	Replacement string `json:"replacement,omitempty"`
+	// Publisher is who first published a found document.
+	Publisher string `json:"publisher,omitempty"`
 }
 
 // Query is a search; zero fields are left to the registry's defaults.

@@ -107,6 +107,10 @@ func (r *Resolver) Registries() []*Registry { return append([]*Registry(nil), r.
 type Resolved struct {
 	Document []byte
 	Origin   string // "cache", the source URL (data: URIs shortened), or "registry <base>"
+	// Deprecation is set when the registry the document came from says it
+	// is deprecated (the resolver also logs it); nil otherwise, and for
+	// documents from the cache or the sender's sources.
+	Deprecation *Deprecation
 }
 
 // Resolve returns the document whose SHA-1 is d: from the cache, else from
@@ -161,12 +165,15 @@ func (r *Resolver) resolve(ctx context.Context, d Digest, sources []string, keep
 		if ctx.Err() != nil {
 			break
 		}
-		doc, err := r.fromRegistry(ctx, reg, d, keep)
+		doc, dep, err := r.fromRegistry(ctx, reg, d, keep)
 		if err != nil {
 			fail(fmt.Sprintf("configured registry %d", i+1), "registry "+RedactURL(reg.Origin()), err)
 			continue
 		}
-		return Resolved{Document: doc, Origin: "registry " + reg.Origin()}, nil
+		if dep != nil {
+			r.logDeprecation(d, dep)
+		}
+		return Resolved{Document: doc, Origin: "registry " + reg.Origin(), Deprecation: dep}, nil
 	}
 	if len(failures) == 0 {
 		failures = append(failures, "no sources given and no registry configured")
@@ -201,19 +208,23 @@ func isInlineText(src string) bool {
 	return !ok || strings.ContainsAny(src, "\n\r\t ") || strings.ContainsAny(scheme, "/#?")
 }
 
-// fromRegistry asks the batch-resolve API for sources, tries them, then the
-// registry's own raw URL.
-func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, keep bool) ([]byte, error) {
+// fromRegistry asks the batch-resolve API for sources (and the document's
+// lifecycle), tries them, then the registry's own raw URL.
+func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, keep bool) ([]byte, *Deprecation, error) {
 	results, err := reg.Resolve(ctx, []Digest{d})
-	var tried []string
+	var (
+		tried []string
+		dep   *Deprecation
+	)
 	if err == nil {
 		for _, res := range results {
 			if res.Withdrawn {
-				return nil, newError(KindGone, "protocol_withdrawn", "withdrawn from the registry")
+				return nil, nil, newError(KindGone, "protocol_withdrawn", "withdrawn from the registry")
 			}
 			if !res.Found {
-				return nil, newError(KindNotFound, "protocol_not_found", "not found in the registry")
+				return nil, nil, newError(KindNotFound, "protocol_not_found", "not found in the registry")
 			}
+			dep = res.deprecation(reg.Origin())
 			for _, src := range res.Sources {
 				if len(tried) == r.maxSourcesLimit() {
 					break
@@ -221,7 +232,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, ke
 				tried = append(tried, src)
 				doc, ferr := r.fetcher.Get(ctx, src, r.maxBytes())
 				if ferr == nil && r.accept(d, doc, keep) == nil {
-					return doc, nil
+					return doc, dep, nil
 				}
 			}
 		}
@@ -229,17 +240,27 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, ke
 	raw := reg.RawURL(d)
 	for _, t := range tried {
 		if t == raw {
-			return nil, newError(KindNotFound, "protocol_not_found", "no registry source had a valid document")
+			return nil, nil, newError(KindNotFound, "protocol_not_found", "no registry source had a valid document")
 		}
 	}
 	doc, err := reg.Fetch(ctx, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := r.accept(d, doc, keep); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return doc, nil
+	return doc, dep, nil
+}
+
+// logDeprecation tells the operator that a document this agent now uses
+// is deprecated, and what its publisher says to use instead.
+func (r *Resolver) logDeprecation(d Digest, dep *Deprecation) {
+	attrs := []any{"hash", d.Hex(), "message", dep.Message, "registry", RedactURL(dep.Registry)}
+	if dep.Replacement != nil {
+		attrs = append(attrs, "replacement", dep.Replacement.Hex())
+	}
+	r.log().Warn("protocol deprecated", attrs...)
 }
 
 // accept verifies a candidate document and, if keep, caches it.

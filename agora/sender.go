@@ -40,6 +40,9 @@ type Candidate struct {
 	Description string   // from the document's front matter or the registry
 	Tags        []string // from the document's front matter or the registry
 	Implemented bool     // we can produce bodies for it
+	// Deprecation is set (by CheckLifecycle) when a registry says the
+	// document is deprecated.
+	Deprecation *Deprecation
 }
 
 // Choice is the chosen protocol and why.

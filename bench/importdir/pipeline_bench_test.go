@@ -21,7 +21,7 @@ const benchDocuments = 10_000
 // delay, when set, stands in for a store whose time is spent elsewhere (a
 // database server), so that overlap between preparing and writing shows.
 type nopStore struct {
-	store.Documents
+	archive.Target
 	delay time.Duration
 	mu    sync.Mutex
 	seen  map[protocol.Digest]bool
@@ -56,7 +56,7 @@ func benchDir(b *testing.B) string {
 // pipeline never the bottleneck, that is only the first batch's preparation
 // and the last batch's settling.
 type busyStore struct {
-	store.Documents
+	archive.Target
 	mu       sync.Mutex
 	inFlight int
 	since    time.Time
@@ -78,7 +78,7 @@ func (s *busyStore) PutMany(ctx context.Context, docs []store.NewDocument) ([]bo
 		}
 		s.mu.Unlock()
 	}()
-	return s.Documents.PutMany(ctx, docs)
+	return s.Target.PutMany(ctx, docs)
 }
 
 // benchmarkImportDirInto imports the corpus directory into a fresh store per
@@ -86,13 +86,13 @@ func (s *busyStore) PutMany(ctx context.Context, docs []store.NewDocument) ([]bo
 // the whole process: every goroutine of the pipeline, and the store's own
 // CPU when it runs in process), and waiting-µs/doc: wall time during which
 // no PutMany was in flight, per document.
-func benchmarkImportDirInto(b *testing.B, lim archive.Limits, open func(testing.TB) store.Documents) {
+func benchmarkImportDirInto(b *testing.B, lim archive.Limits, open func(testing.TB) archive.Target) {
 	dir := benchDir(b)
 	var took, cpu, waiting time.Duration
 	n := 0
 	for b.Loop() {
 		b.StopTimer()
-		dst := &busyStore{Documents: open(b)}
+		dst := &busyStore{Target: open(b)}
 		b.StartTimer()
 		start, cpu0 := time.Now(), storebench.ProcessCPU()
 		rep, err := archive.ImportDir(context.Background(), dst, dir, lim)
@@ -113,7 +113,7 @@ func benchmarkImportDirInto(b *testing.B, lim archive.Limits, open func(testing.
 
 // BenchmarkImportDirNopStore is the pipeline alone.
 func BenchmarkImportDirNopStore(b *testing.B) {
-	benchmarkImportDirInto(b, archive.Limits{}, func(testing.TB) store.Documents {
+	benchmarkImportDirInto(b, archive.Limits{}, func(testing.TB) archive.Target {
 		return &nopStore{seen: map[protocol.Digest]bool{}}
 	})
 }
@@ -122,21 +122,21 @@ func BenchmarkImportDirNopStore(b *testing.B) {
 // documents outside this process (PostgreSQL's measured PutMany rate is
 // ~900 docs/s), so the wall time shows whether preparing overlaps writing.
 func BenchmarkImportDirSlowStore(b *testing.B) {
-	benchmarkImportDirInto(b, archive.Limits{}, func(testing.TB) store.Documents {
+	benchmarkImportDirInto(b, archive.Limits{}, func(testing.TB) archive.Target {
 		return &nopStore{seen: map[protocol.Digest]bool{}, delay: 400 * time.Millisecond}
 	})
 }
 
 func BenchmarkImportDirSQLite(b *testing.B) {
-	benchmarkImportDirInto(b, archive.Limits{}, func(t testing.TB) store.Documents { return storebench.OpenSQLite(t) })
+	benchmarkImportDirInto(b, archive.Limits{}, func(t testing.TB) archive.Target { return storebench.OpenSQLite(t) })
 }
 
 func BenchmarkImportDirPostgres(b *testing.B) {
-	benchmarkImportDirInto(b, archive.Limits{}, func(t testing.TB) store.Documents { return storebench.OpenPostgres(t) })
+	benchmarkImportDirInto(b, archive.Limits{}, func(t testing.TB) archive.Target { return storebench.OpenPostgres(t) })
 }
 
 // BenchmarkImportDirPostgresTwoWriters: two PutMany calls in flight, so
 // PostgreSQL can work on one batch while the other commits.
 func BenchmarkImportDirPostgresTwoWriters(b *testing.B) {
-	benchmarkImportDirInto(b, archive.Limits{Writers: 2}, func(t testing.TB) store.Documents { return storebench.OpenPostgres(t) })
+	benchmarkImportDirInto(b, archive.Limits{Writers: 2}, func(t testing.TB) archive.Target { return storebench.OpenPostgres(t) })
 }

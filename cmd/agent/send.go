@@ -55,14 +55,22 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	candidates, err := loadCandidates(ctx, protocols, regs)
+	candidates, err := loadCandidates(protocols)
 	if err != nil {
 		return err
 	}
+	candidates = agora.CheckLifecycle(ctx, regs, candidates)
+	noteDeprecations(std, candidates)
 	tx := agora.Outgoing{Body: text, Multiround: *multiround}
 	wk, wkErr := agora.FetchWellKnown(ctx, client, *to)
 	if wkErr != nil {
 		fmt.Fprintln(std.Stderr, "note:", wkErr, "- choosing without it")
+	}
+	if replaced, subs := agora.PreferReplacements(wk, candidates); len(subs) > 0 {
+		for _, s := range subs {
+			fmt.Fprintf(std.Stderr, "using %s instead of the deprecated %s: the target lists the replacement\n", s.Replacement.Hex(), s.Deprecated.Hex())
+		}
+		candidates = agora.CheckLifecycle(ctx, regs, replaced) // the replacements' titles
 	}
 	choice, err := agora.ChooseProtocol(wk, candidates, *task)
 	var sources []string
@@ -137,9 +145,9 @@ func registryClients(bases []string, token string) ([]*agora.Registry, error) {
 	return regs, nil
 }
 
-// loadCandidates reads --protocol arguments: document files, or hashes whose
-// titles are looked up in the registries.
-func loadCandidates(ctx context.Context, args []string, regs []*agora.Registry) ([]agora.Candidate, error) {
+// loadCandidates reads --protocol arguments: document files, or hashes
+// (their titles and lifecycle come from the registries, CheckLifecycle).
+func loadCandidates(args []string) ([]agora.Candidate, error) {
 	var out []agora.Candidate
 	for _, arg := range args {
 		if raw, err := os.ReadFile(arg); err == nil {
@@ -155,16 +163,22 @@ func loadCandidates(ctx context.Context, args []string, regs []*agora.Registry) 
 		if err != nil {
 			return nil, fmt.Errorf("--protocol %q is neither a readable file nor a hash", arg)
 		}
-		c := agora.Candidate{Digest: d, Implemented: true}
-		for _, reg := range regs {
-			if res, err := reg.Resolve(ctx, []agora.Digest{d}); err == nil && len(res) == 1 && res[0].Found {
-				c.Title = res[0].Title
-				break
-			}
-		}
-		out = append(out, c)
+		out = append(out, agora.Candidate{Digest: d, Implemented: true})
 	}
 	return out, nil
+}
+
+// noteDeprecations says on stderr which candidates a registry deprecated.
+func noteDeprecations(std *cli.IO, cs []agora.Candidate) {
+	for _, c := range cs {
+		if dep := c.Deprecation; dep != nil {
+			line := fmt.Sprintf("note: protocol %s is deprecated: %q", c.Digest.Hex(), dep.Message)
+			if dep.Replacement != nil {
+				line += "; its publisher names " + dep.Replacement.Hex() + " instead"
+			}
+			fmt.Fprintln(std.Stderr, line)
+		}
+	}
 }
 
 // printReply prints the answer's body on stdout; anything but success also

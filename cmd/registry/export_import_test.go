@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/testing/pgtest"
@@ -171,4 +172,75 @@ func TestImportTrustFlags(t *testing.T) {
 	if err != nil || !strings.Contains(out, "1 withdrawn") {
 		t.Fatalf("import --apply-withdrawals: %v\n%s%s", err, out, errOut)
 	}
+}
+
+// TestImportKeepLifecycle: `registry export` carries a deprecation;
+// `registry import` restores it only with --keep-lifecycle, and says so.
+func TestImportKeepLifecycle(t *testing.T) {
+	work := t.TempDir()
+	docs := filepath.Join(work, "docs")
+	writeDoc(t, filepath.Join(docs, "one.md"), "---\nname: One\ndescription: First.\n---\n1\n")
+	writeDoc(t, filepath.Join(docs, "two.md"), "---\nname: Two\ndescription: Second.\n---\n2\n")
+	src, plain, trusted := filepath.Join(work, "src"), filepath.Join(work, "plain"), filepath.Join(work, "trusted")
+	arc := filepath.Join(work, "src.tar.gz")
+	if _, errOut, err := runCLI(t, nil, nil, "import", "--data-dir", src, docs); err != nil {
+		t.Fatalf("import: %v %s", err, errOut)
+	}
+	one, two := mustHash(t, "---\nname: One\ndescription: First.\n---\n1\n"), mustHash(t, "---\nname: Two\ndescription: Second.\n---\n2\n")
+	withStore := func(dataDir string, fn func(st *sqlite.Store)) {
+		t.Helper()
+		st, err := sqlite.Open(context.Background(), filepath.Join(dataDir, sqliteFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		fn(st)
+	}
+	withStore(src, func(st *sqlite.Store) {
+		if _, err := st.SetStatus(context.Background(), one, store.StatusChange{Status: store.StatusDeprecated, Message: "use two", Replacement: &two, Actor: "import"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, errOut, err := runCLI(t, nil, nil, "export", "--data-dir", src, "-o", arc); err != nil {
+		t.Fatalf("export: %v %s", err, errOut)
+	}
+	statusIn := func(dataDir string) (string, int) {
+		t.Helper()
+		var (
+			status string
+			events int
+		)
+		withStore(dataDir, func(st *sqlite.Store) {
+			e, err := st.Get(context.Background(), one, false)
+			h, herr := st.History(context.Background(), one)
+			if err != nil || herr != nil {
+				t.Fatal(err, herr)
+			}
+			status, events = string(e.Status())+" "+e.Lifecycle.Message, len(h)
+		})
+		return status, events
+	}
+	out, errOut, err := runCLI(t, nil, nil, "import", "--data-dir", plain, arc)
+	if err != nil || strings.Contains(out, "restored") || !strings.Contains(errOut, "--keep-lifecycle") {
+		t.Fatalf("import without --keep-lifecycle: %v\n%s%s", err, out, errOut)
+	}
+	if s, n := statusIn(plain); s != "active " || n != 0 {
+		t.Fatalf("without --keep-lifecycle: %q, %d events", s, n)
+	}
+	out, errOut, err = runCLI(t, nil, nil, "import", "--data-dir", trusted, "--keep-lifecycle", arc)
+	if err != nil || !strings.Contains(out, "1 statuses restored") {
+		t.Fatalf("import --keep-lifecycle: %v\n%s%s", err, out, errOut)
+	}
+	if s, n := statusIn(trusted); s != "deprecated use two" || n != 1 {
+		t.Fatalf("with --keep-lifecycle: %q, %d events", s, n)
+	}
+}
+
+func mustHash(t *testing.T, s string) protocol.Digest {
+	t.Helper()
+	sums, err := protocol.Hash([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums.SHA1
 }

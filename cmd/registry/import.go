@@ -19,7 +19,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	var cfg config.Import
 	fs := flagSet(env, "import")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: "+program.Synopsis("import")+"\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals).\nRestore a backup of this registry with --keep-publishers.")
+		fmt.Fprintln(fs.Output(), "usage: "+program.Synopsis("import")+"\n\nLoads archives written by `registry export` (or plain tars of documents/<hex>.md) and\ndirectories of .md files (recursively; links and special files are refused). Importing twice\nchanges nothing, and an import never changes a document already stored (see --apply-withdrawals and --keep-lifecycle).\nRestore a backup of this registry with --keep-publishers --keep-lifecycle.")
 		cli.PrintFlags(fs)
 	}
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
@@ -37,7 +37,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 
 	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: cfg.MaxEntries, MaxArchiveBytes: int64(cfg.MaxArchiveBytes),
 		Writers: importWriters(cfg.Writers, st.Engine()), Publisher: cfg.Publisher, KeepPublishers: cfg.KeepPublishers,
-		ApplyWithdrawals: cfg.ApplyWithdrawals}
+		ApplyWithdrawals: cfg.ApplyWithdrawals, KeepLifecycle: cfg.KeepLifecycle}
 	failed := 0
 	for _, path := range fs.Args() {
 		start := time.Now()
@@ -86,6 +86,9 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	skipped := ""
 	if rep.WithdrawalsSkipped > 0 {
 		skipped = fmt.Sprintf(", %d withdrawals not applied", rep.WithdrawalsSkipped)
+	}
+	if rep.LifecycleRestored > 0 {
+		skipped += fmt.Sprintf(", %d statuses restored", rep.LifecycleRestored)
 	}
 	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
 		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)

@@ -43,6 +43,7 @@ func (s *Server) demoPublish(c echo.Context) error {
 	d := res.Entry.Digest
 	return writeJSON(c, http.StatusOK, map[string]any{
 		"status": "success", "id": d.Base64(), "hex": d.Hex(), "created": res.Created, "sources": s.svc.Sources(d),
+		"publisher": res.Entry.Publisher,
 	})
 }
 
@@ -67,8 +68,11 @@ func (s *Server) demoMetadata(c echo.Context, d protocol.Digest) error {
 	if err != nil {
 		return err
 	}
+	// The demo reads status and metadata's name and description; the
+	// publisher beside them is ours, which its client ignores.
 	return writeJSON(c, http.StatusOK, map[string]any{
-		"status":   "success",
-		"metadata": map[string]string{"name": e.Metadata.Title, "description": e.Metadata.Description},
+		"status":    "success",
+		"metadata":  map[string]string{"name": e.Metadata.Title, "description": e.Metadata.Description},
+		"publisher": e.Publisher,
 	})
 }

@@ -216,7 +216,7 @@ func TestHeavyRequestsBeyondTheBoundGet503(t *testing.T) {
 func TestResolveAnswersEveryKindOfItem(t *testing.T) {
 	ts := newTwoServers(t, Config{})
 	ctx := context.Background()
-	live, err := ts.hotSvc.Publish(ctx, []byte(hotDoc), nil, "")
+	live, err := ts.hotSvc.PublishRequest(ctx, registry.PublishRequest{Content: []byte(hotDoc), Publisher: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,10 +253,10 @@ func TestResolveAnswersEveryKindOfItem(t *testing.T) {
 	}
 	src := "http://registry.test/protocol/" + live.Entry.Digest.Hex()
 	want := []ResolveItem{
-		{Hash: hashes[0], Found: true, Hex: live.Entry.Digest.Hex(), Base64: live.Entry.Digest.Base64(), Sources: []string{src}, Title: live.Entry.Metadata.Title, Status: "active"},
+		{Hash: hashes[0], Found: true, Hex: live.Entry.Digest.Hex(), Base64: live.Entry.Digest.Base64(), Sources: []string{src}, Title: live.Entry.Metadata.Title, Status: "active", Publisher: "acme"},
 		{Hash: hostile, Sources: []string{}, Error: "malformed_hash"},
 		{Hash: unknown.Hex(), Hex: unknown.Hex(), Base64: unknown.Base64(), Sources: []string{}},
-		{Hash: hashes[3], Found: true, Hex: gone.Entry.Digest.Hex(), Base64: gone.Entry.Digest.Base64(), Sources: []string{}, Title: "Gone", Withdrawn: true, Status: "withdrawn"},
+		{Hash: hashes[3], Found: true, Hex: gone.Entry.Digest.Hex(), Base64: gone.Entry.Digest.Base64(), Sources: []string{}, Title: "Gone", Withdrawn: true, Status: "withdrawn", Publisher: "default"},
 	}
 	for i, w := range want {
 		g, _ := json.Marshal(out.Results[i])

@@ -26,7 +26,9 @@ type ResolveItem struct {
 	Status      string `json:"status,omitempty"`
 	Message     string `json:"message,omitempty"`
 	Replacement string `json:"replacement,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Publisher is who first published a found document.
+	Publisher string `json:"publisher,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // resolveJSON is the request body.
@@ -104,7 +106,7 @@ func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
 		return item
 	}
 	item.Found, item.Title, item.Withdrawn = true, r.Title, r.Withdrawn
-	item.Status, item.Message = string(r.Status), r.Message
+	item.Status, item.Message, item.Publisher = string(r.Status), r.Message, r.Publisher
 	if r.Replacement != nil {
 		item.Replacement = r.Replacement.Hex()
 	}

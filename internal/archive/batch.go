@@ -14,6 +14,13 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
+// Target is what an import writes: the documents, and a restored
+// lifecycle (Limits.KeepLifecycle).
+type Target interface {
+	store.Documents
+	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error)
+}
+
 // Limits bound an import. Zero values mean the defaults below.
 type Limits struct {
 	// MaxDocumentBytes is the largest document accepted (the registry's
@@ -49,6 +56,13 @@ type Limits struct {
 	// this registry already holds live. Without it an import never changes
 	// an entry that exists: tombstones apply to the entries it creates.
 	ApplyWithdrawals bool
+	// KeepLifecycle restores the archive's statuses (deprecations with
+	// their messages and replacements) and histories, on the documents the
+	// import creates and on stored ones whose status was never changed
+	// here. Without it every document imports with the status it has here
+	// (active when new): an archive could otherwise deprecate any
+	// document in favour of one of its own.
+	KeepLifecycle bool
 }
 
 // Default limits.
@@ -58,9 +72,9 @@ const (
 	DefaultBatchDocuments  = 1000
 	DefaultBatchBytes      = 16 << 20
 	DefaultWriters         = 1
-	// maxPendingRecords bounds records waiting for their document; in a
-	// well-formed archive at most one waits.
-	maxPendingRecords = 1024
+	// maxPendingRecords bounds records waiting for their document (each
+	// at most maxRecordBytes); in a well-formed archive at most one waits.
+	maxPendingRecords = 16
 )
 
 func (l Limits) withDefaults() Limits {
@@ -214,21 +228,21 @@ func (p *pipeline) settle(b *batch, e *entry, created bool) error {
 		if withdrawn {
 			b.rep.Withdrawn++
 		}
-		return nil
+		return p.restoreLifecycle(b, e)
 	}
 	b.rep.Existing++
 	if !withdrawn {
-		return nil
+		return p.restoreLifecycle(b, e)
 	}
 	if !p.lim.ApplyWithdrawals {
 		b.rep.WithdrawalsSkipped++
-		return nil
+		return p.restoreLifecycle(b, e)
 	}
 	d := e.doc.Document.Sums.SHA1
 	_, err := p.docs.Get(p.ctx, d, false)
 	switch {
 	case errors.Is(err, store.ErrWithdrawn):
-		return nil
+		return p.restoreLifecycle(b, e)
 	case err != nil:
 		if fatal(p.ctx, err) {
 			return err
@@ -244,6 +258,36 @@ func (p *pipeline) settle(b *batch, e *entry, created bool) error {
 		return nil
 	}
 	b.rep.Withdrawn++
+	return p.restoreLifecycle(b, e)
+}
+
+// restoreLifecycle applies the record's lifecycle to a stored document
+// when KeepLifecycle trusts the archive with it; otherwise, or when the
+// document's status was changed here already, the report counts it left.
+func (p *pipeline) restoreLifecycle(b *batch, e *entry) error {
+	rec := e.rec
+	if rec == nil || !rec.hasLifecycle() {
+		return nil
+	}
+	if !p.lim.KeepLifecycle {
+		b.rep.LifecycleSkipped++
+		return nil
+	}
+	lc, history := rec.lifecycle()
+	restored, err := p.docs.RestoreLifecycle(p.ctx, e.doc.Document.Sums.SHA1, lc, history)
+	switch {
+	case err != nil && fatal(p.ctx, err):
+		return err
+	case err != nil:
+		b.rep.fail(e.name, err)
+	case restored:
+		b.rep.LifecycleRestored++
+		if lc.Replacement != nil {
+			b.replacements = append(b.replacements, *lc.Replacement)
+		}
+	default:
+		b.rep.LifecycleKept++
+	}
 	return nil
 }
 
@@ -279,7 +323,7 @@ func checkRecord(rec *Record, d protocol.Digest) error {
 	case rec.Publisher != "" && !validPublisher(rec.Publisher):
 		return ErrInvalidRecord.With(fmt.Sprintf("%q is not a publisher name", rec.Publisher))
 	}
-	return nil
+	return checkLifecycle(rec)
 }
 
 // validPublisher reports whether a record's publisher is a well-formed name.

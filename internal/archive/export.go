@@ -14,9 +14,11 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// Exporter is what Export reads: the documents and the engine's name.
+// Exporter is what Export reads: the documents, the status history of
+// those whose status changed, and the engine's name.
 type Exporter interface {
 	Each(ctx context.Context, fn func(store.Entry) error) error
+	History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error)
 	Engine() string
 }
 
@@ -39,7 +41,17 @@ func Export(ctx context.Context, s Exporter, w io.Writer) (Summary, error) {
 		if e.Content == nil {
 			return fmt.Errorf("export: the store yielded %s without its content", e.Digest.Hex())
 		}
-		if err := writeJSON(tw, recordName(e.Digest), e.CreatedAt, recordOf(e)); err != nil {
+		rec := recordOf(e)
+		// Only a document whose status was set or that was withdrawn can
+		// have a history: one more query for those alone.
+		if e.Lifecycle.ChangedAt != nil || e.Withdrawn() {
+			history, err := s.History(ctx, e.Digest)
+			if err != nil {
+				return err
+			}
+			lifecycleOf(e, history, &rec)
+		}
+		if err := writeJSON(tw, recordName(e.Digest), e.CreatedAt, rec); err != nil {
 			return err
 		}
 		if err := writeFile(tw, contentName(e.Digest), e.CreatedAt, e.Content); err != nil {

@@ -76,11 +76,36 @@ type Record struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	WithdrawnAt    *time.Time `json:"withdrawnAt,omitempty"`
 	WithdrawReason string     `json:"withdrawReason,omitempty"`
+	// The lifecycle: a status set here (deprecated, or active again) with
+	// its message, replacement and time, and every recorded status change.
+	// All omitted for a document whose status was never changed; an
+	// import restores them only when told to (Limits.KeepLifecycle).
+	Status          string           `json:"status,omitempty"`
+	StatusMessage   string           `json:"statusMessage,omitempty"`
+	Replacement     *protocol.Digest `json:"replacement,omitempty"`
+	StatusChangedAt *time.Time       `json:"statusChangedAt,omitempty"`
+	History         []HistoryEvent   `json:"history,omitempty"`
 }
 
-// Limits on what a record may hold; an archive is hostile input.
+// HistoryEvent is one status change as an archive keeps it.
+type HistoryEvent struct {
+	At          time.Time        `json:"at"`
+	Actor       string           `json:"actor"`
+	Status      string           `json:"status"`
+	Message     string           `json:"message,omitempty"`
+	Replacement *protocol.Digest `json:"replacement,omitempty"`
+}
+
+// hasLifecycle reports whether the record carries a lifecycle to restore.
+func (r *Record) hasLifecycle() bool {
+	return r.Status != "" || r.StatusChangedAt != nil || len(r.History) > 0
+}
+
+// Limits on what a record may hold; an archive is hostile input. A record
+// with the longest history (store.MaxHistory events of the longest
+// messages and actors, JSON-escaped) is under 1 MiB.
 const (
-	maxRecordBytes = 64 << 10
+	maxRecordBytes = 1 << 20
 	maxOriginBytes = 2048
 	// maxWithdrawReasonRunes is the engines' limit on a withdrawal reason.
 	maxWithdrawReasonRunes = 1000

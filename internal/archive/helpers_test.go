@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +81,21 @@ func seed(t testing.TB, st store.Store) {
 	if err := st.Withdraw(ctx, later.Sums.SHA1, "spam"); err != nil {
 		t.Fatal(err)
 	}
+	// Lifecycles: the weather document deprecated for the Unicode one, the
+	// fallback deprecated and made active again.
+	weather, unicode, fallbackD := docs[0].Document.Sums.SHA1, docs[3].Document.Sums.SHA1, fallback.Sums.SHA1
+	for _, c := range []struct {
+		d protocol.Digest
+		c store.StatusChange
+	}{
+		{weather, store.StatusChange{Status: store.StatusDeprecated, Message: "use «the new one»", Replacement: &unicode, Actor: "acme"}},
+		{fallbackD, store.StatusChange{Status: store.StatusDeprecated, Message: "for a while", Actor: "someone-else"}},
+		{fallbackD, store.StatusChange{Status: store.StatusActive, Actor: "admin:ops"}},
+	} {
+		if _, err := st.SetStatus(ctx, c.d, c.c); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // snapshot is everything a store holds about its documents, in a form two
@@ -103,6 +119,10 @@ type snapshotEntry struct {
 	CreatedAt      int64 // µs: both engines keep microseconds
 	WithdrawnAt    int64
 	WithdrawReason string
+	// The lifecycle: status, message, replacement, time (µs) and the
+	// history, one "µs actor status message replacement" line per event.
+	Status  string
+	History string
 }
 
 func snapshot(t testing.TB, st store.Store) map[protocol.Digest]snapshotEntry {
@@ -127,6 +147,7 @@ func snapshot(t testing.TB, st store.Store) map[protocol.Digest]snapshotEntry {
 		if e.WithdrawnAt != nil {
 			s.WithdrawnAt = e.WithdrawnAt.UnixMicro()
 		}
+		s.Status, s.History = lifecycleText(t, st, e)
 		out[e.Digest] = s
 		return nil
 	})
@@ -220,3 +241,31 @@ func docEntry(t testing.TB, content string) tarEntry {
 }
 
 func gzipWriter(w *bytes.Buffer) *gzip.Writer { return gzip.NewWriter(w) }
+
+// lifecycleText spells an entry's lifecycle and history for comparison.
+func lifecycleText(t testing.TB, st store.Store, e store.Entry) (string, string) {
+	t.Helper()
+	hex := func(d *protocol.Digest) string {
+		if d == nil {
+			return "-"
+		}
+		return d.Hex()
+	}
+	micros := func(at *time.Time) int64 {
+		if at == nil {
+			return 0
+		}
+		return at.UnixMicro()
+	}
+	lc := e.Lifecycle
+	status := fmt.Sprintf("%s %q %s %d", e.Status(), lc.Message, hex(lc.Replacement), micros(lc.ChangedAt))
+	h, err := st.History(context.Background(), e.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, ev := range h {
+		lines = append(lines, fmt.Sprintf("%d %s %s %q %s", ev.At.UnixMicro(), ev.Actor, ev.Status, ev.Message, hex(ev.Replacement)))
+	}
+	return status, strings.Join(lines, "\n")
+}

@@ -14,7 +14,6 @@ import (
 	"slices"
 
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // ImportArchive loads an archive (gzip-compressed tar, or a plain tar) into
@@ -23,7 +22,7 @@ import (
 // returned error means the import stopped early (unreadable or oversized
 // archive, store down, cancelled); what was read before is stored and the
 // report counts it.
-func ImportArchive(ctx context.Context, docs store.Documents, r io.Reader, lim Limits) (Report, error) {
+func ImportArchive(ctx context.Context, docs Target, r io.Reader, lim Limits) (Report, error) {
 	lim = lim.withDefaults()
 	stream, err := decompress(r)
 	if err != nil {
@@ -244,6 +243,12 @@ func (ar *archiveReader) finish(rep *Report) {
 	// In digest order, so that the same archive gives the same report.
 	for _, d := range slices.SortedFunc(maps.Keys(ar.pending), func(a, b protocol.Digest) int { return bytes.Compare(a[:], b[:]) }) {
 		rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
+	}
+	if n := rep.LifecycleSkipped; n > 0 {
+		rep.warn("%d documents carry a status or history in the archive that was not restored (--keep-lifecycle restores them from an archive you trust)", n)
+	}
+	if n := rep.LifecycleKept; n > 0 {
+		rep.warn("%d documents whose status was changed here kept it; the archive's status and history for them were not applied", n)
 	}
 	if n := rep.WithdrawalsSkipped; n > 0 {
 		rep.warn("%d documents withdrawn in the archive are stored here live and were left live (an import changes no existing entry; --apply-withdrawals applies the archive's withdrawals)", n)

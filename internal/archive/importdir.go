@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // ImportDir loads every .md file under dir (recursively) into docs,
@@ -20,7 +19,7 @@ import (
 // os.Root, symbolic links are refused (never followed, not even to a file
 // inside dir), and so is every entry that is neither a directory nor a
 // regular file (FIFOs, sockets, devices), each with its own report line.
-func ImportDir(ctx context.Context, docs store.Documents, dir string, lim Limits) (Report, error) {
+func ImportDir(ctx context.Context, docs Target, dir string, lim Limits) (Report, error) {
 	lim = lim.withDefaults()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -125,7 +124,7 @@ func readDocumentFile(root *os.Root, name string, maxBytes int) ([]byte, error) 
 
 // ImportPath imports a directory of .md files or an archive file, whichever
 // path is. The path itself is the operator's choice and may be a link.
-func ImportPath(ctx context.Context, docs store.Documents, path string, lim Limits) (Report, error) {
+func ImportPath(ctx context.Context, docs Target, path string, lim Limits) (Report, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return Report{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/agora-registry/registry/internal/archive"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -11,7 +12,7 @@ import (
 // nopStore accepts every batch at once and remembers the digests it saw,
 // so a test's store fakes only need to embed it and add their twist.
 type nopStore struct {
-	store.Documents
+	archive.Target
 	mu   sync.Mutex
 	seen map[protocol.Digest]bool
 }

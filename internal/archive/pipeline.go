@@ -21,7 +21,7 @@ import (
 // on which goroutine finished first: the same input gives the same batches
 // and the same report, failures listed in entry order.
 type pipeline struct {
-	docs store.Documents
+	docs Target
 	lim  Limits
 
 	ctx  context.Context
@@ -39,6 +39,9 @@ type pipeline struct {
 	merged  chan struct{} // closed when the merger has finished
 
 	rep Report // written by the merger only
+	// replacements are those of the restored deprecations, checked once
+	// the import is done (written by the merger only).
+	replacements []protocol.Digest
 }
 
 // entry is one archive entry or file on its way through the pipeline.
@@ -65,6 +68,8 @@ type batch struct {
 	bytes   int
 	rep     Report
 	done    chan struct{} // closed by the writer
+	// replacements named by the deprecations this batch restored.
+	replacements []protocol.Digest
 }
 
 // entriesInFlight bounds entries read but not yet batched, per worker:
@@ -77,7 +82,7 @@ const (
 	maxEntriesInFlight = 64
 )
 
-func newPipeline(ctx context.Context, docs store.Documents, lim Limits) *pipeline {
+func newPipeline(ctx context.Context, docs Target, lim Limits) *pipeline {
 	ctx, stop := context.WithCancelCause(ctx)
 	p := &pipeline{
 		docs:    docs,
@@ -155,6 +160,9 @@ func (p *pipeline) finish() (Report, error) {
 	<-p.merged
 	p.workers.Wait()
 	err := context.Cause(p.ctx) // nil unless stopped or cancelled
+	if err == nil {
+		err = p.checkReplacements()
+	}
 	p.stop(nil)
 	return p.rep, err
 }
@@ -266,5 +274,6 @@ func (p *pipeline) merge() {
 	for b := range p.settled {
 		<-b.done
 		p.rep.add(b.rep)
+		p.replacements = append(p.replacements, b.replacements...)
 	}
 }

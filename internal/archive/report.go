@@ -24,6 +24,13 @@ type Report struct {
 	// WithdrawalsSkipped counts tombstones in the archive for documents
 	// stored here live, left live (Limits.ApplyWithdrawals applies them).
 	WithdrawalsSkipped int
+	// LifecycleRestored counts records whose status and history were
+	// restored (Limits.KeepLifecycle); LifecycleKept those whose document
+	// had a status changed here, left as it was; LifecycleSkipped those
+	// not restored because the archive was not trusted with them.
+	LifecycleRestored int
+	LifecycleKept     int
+	LifecycleSkipped  int
 	// Errors describe failed entries (at most MaxReportedErrors).
 	Errors []EntryError
 	// Warnings are doubts about the archive as a whole that did not stop the
@@ -55,6 +62,9 @@ func (r *Report) add(o Report) {
 	r.Existing += o.Existing
 	r.Withdrawn += o.Withdrawn
 	r.WithdrawalsSkipped += o.WithdrawalsSkipped
+	r.LifecycleRestored += o.LifecycleRestored
+	r.LifecycleKept += o.LifecycleKept
+	r.LifecycleSkipped += o.LifecycleSkipped
 	r.Failed += o.Failed
 	room := max(MaxReportedErrors-len(r.Errors), 0)
 	r.Errors = append(r.Errors, o.Errors[:min(room, len(o.Errors))]...)

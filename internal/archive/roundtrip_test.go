@@ -20,8 +20,9 @@ func importBytes(t testing.TB, st store.Store, b []byte, lim archive.Limits) arc
 	return rep
 }
 
-// restore is how a backup of this registry is loaded: publishers kept.
-var restore = archive.Limits{KeepPublishers: true}
+// restore is how a backup of this registry is loaded: publishers and
+// lifecycles kept.
+var restore = archive.Limits{KeepPublishers: true, KeepLifecycle: true}
 
 // roundTrip exports src, restores it into dst, and checks that dst now
 // holds exactly what src holds, that a second import changes nothing, and
@@ -35,7 +36,7 @@ func roundTrip(t *testing.T, src, dst store.Store) {
 	arc := export(t, src)
 
 	rep := importBytes(t, dst, arc, restore)
-	if rep.New != 6 || rep.Existing != 0 || rep.Withdrawn != 2 || rep.Failed != 0 || len(rep.Warnings) != 0 {
+	if rep.New != 6 || rep.Existing != 0 || rep.Withdrawn != 2 || rep.Failed != 0 || len(rep.Warnings) != 0 || rep.LifecycleRestored != 2 {
 		t.Fatalf("first import: %+v", rep)
 	}
 	compareSnapshots(t, want, snapshot(t, dst))

@@ -11,6 +11,7 @@ type Import struct {
 	Publisher        string
 	KeepPublishers   bool
 	ApplyWithdrawals bool
+	KeepLifecycle    bool
 	Writers          int
 }
 
@@ -25,6 +26,7 @@ func (c *Import) Options() []Option {
 		Option{Flag: "publisher", Default: "import", Usage: "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)", Value: Text(&c.Publisher)},
 		Option{Flag: "keep-publishers", Default: "false", Usage: "keep the publishers an archive names instead of --publisher: only for archives you trust, such as a backup of this registry (an archive could otherwise file documents under any publisher as its newer versions)", Value: Bool(&c.KeepPublishers)},
 		Option{Flag: "apply-withdrawals", Default: "false", Usage: "let the archive's withdrawals withdraw documents stored here live; without it an import never changes an existing entry", Value: Bool(&c.ApplyWithdrawals)},
+		Option{Flag: "keep-lifecycle", Default: "false", Usage: "restore the archive's statuses (deprecations, their messages and replacements) and status histories, on the documents the import creates and on stored ones whose status was never changed here: only for archives you trust (an archive could otherwise deprecate documents in favour of its own)", Value: Bool(&c.KeepLifecycle)},
 		Option{Flag: "writers", Default: "0", Usage: "batches written at once; 0 means 2 on PostgreSQL (the server works on one while the other commits) and 1 on SQLite (one writer at a time)", Value: Count(&c.Writers, 0, 64)},
 	)
 }

@@ -95,6 +95,13 @@ type Lifecycles interface {
 	Lineage(ctx context.Context, d protocol.Digest) ([]Entry, error)
 	// Catalog pages through listed entries newest first (see CatalogQuery).
 	Catalog(ctx context.Context, q CatalogQuery) (Page, error)
+	// RestoreLifecycle sets a document's status and history as an archive
+	// recorded them (registry import --keep-lifecycle), in one
+	// transaction, only when its status was never changed here (no
+	// history, never set): restored is false otherwise, and nothing
+	// changes. A withdrawn entry keeps its tombstone. The input passes
+	// CheckRestore; an unknown document is ErrNotFound.
+	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc Lifecycle, history []HistoryEvent) (restored bool, err error)
 }
 
 // Publisher is a publisher account.
@@ -181,3 +188,36 @@ func CheckNewPublisher(p Publisher) error {
 
 // Deprecated reports whether the entry is deprecated (and not withdrawn).
 func (e Entry) Deprecated() bool { return e.Status() == StatusDeprecated }
+
+// CheckRestore refuses a restored lifecycle no engine stores: a status
+// other than active or deprecated, a deprecation without its time, a
+// replacement that is the document itself or not of a deprecation, more
+// than MaxHistory events, or an event no status change could have made.
+func CheckRestore(d protocol.Digest, lc Lifecycle, history []HistoryEvent) error {
+	if lc.Status != StatusActive && lc.Status != StatusDeprecated {
+		return ErrInvalid.With(fmt.Sprintf("a restored status is active or deprecated, not %q", lc.Status))
+	}
+	if lc.Status == StatusDeprecated && lc.ChangedAt == nil {
+		return ErrInvalid.With("a restored deprecation has no time")
+	}
+	if len(history) > MaxHistory {
+		return ErrInvalid.With(fmt.Sprintf("at most %d history events are kept; %d were given", MaxHistory, len(history)))
+	}
+	c := StatusChange{Status: lc.Status, Message: lc.Message, Replacement: lc.Replacement, Actor: "restore"}
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if lc.Replacement != nil && *lc.Replacement == d {
+		return ErrInvalid.With("a document cannot be its own replacement")
+	}
+	for _, ev := range history {
+		c := StatusChange{Status: ev.Status, Message: ev.Message, Replacement: ev.Replacement, Actor: ev.Actor}
+		if err := c.Check(); err != nil {
+			return err
+		}
+		if ev.At.IsZero() {
+			return ErrInvalid.With("a history event has no time")
+		}
+	}
+	return nil
+}

@@ -75,7 +75,7 @@ type ResolveRows interface {
 }
 
 // ReadRows records every (probe index, title, withdrawn, status, message,
-// replacement) row; firstProbe is the index the engine gives the first
+// replacement, publisher) row; firstProbe is the index the engine gives the first
 // probe (1 for SQL ordinals, 0 for keys counted from zero). The
 // replacement is a digest's 20 bytes or its 40 hex digits (as each engine
 // stores it), or NULL.
@@ -88,7 +88,7 @@ func (b ResolveBatch) ReadRows(rows ResolveRows, firstProbe int64) error {
 	)
 	for rows.Next() {
 		replacement = replacement[:0]
-		if err := rows.Scan(&probe, &r.Title, &r.Withdrawn, &status, &r.Message, &replacement); err != nil {
+		if err := rows.Scan(&probe, &r.Title, &r.Withdrawn, &status, &r.Message, &replacement, &r.Publisher); err != nil {
 			return err
 		}
 		r.Status, r.Replacement = Status(status), nil

@@ -73,7 +73,7 @@ func (r *fakeRows) Scan(dest ...any) error {
 	row := r.rows[0]
 	r.rows = r.rows[1:]
 	*dest[0].(*int64), *dest[1].(*string), *dest[2].(*bool) = row[0].(int64), row[1].(string), row[2].(bool)
-	*dest[3].(*string), *dest[4].(*string), *dest[5].(*[]byte) = "active", "", nil
+	*dest[3].(*string), *dest[4].(*string), *dest[5].(*[]byte), *dest[6].(*string) = "active", "", nil, "default"
 	return nil
 }
 

@@ -219,6 +219,9 @@ type Resolution struct {
 	Status      Status
 	Message     string
 	Replacement *protocol.Digest
+	// Publisher is who first published a found entry (Resolve sets it;
+	// ByPrefix leaves it "").
+	Publisher string
 }
 
 // Stats are counts for the home page and metrics.

@@ -207,3 +207,48 @@ func restoreSuperseded(ctx context.Context, tx pgx.Tx, withdrawn protocol.Digest
 			AND n.withdrawn_at IS NULL)`, withdrawn[:])
 	return err
 }
+
+// RestoreLifecycle sets a never-changed document's status and history as
+// an archive recorded them.
+func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error) {
+	if err := store.CheckRestore(d, lc, history); err != nil {
+		return false, err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	bytesOf := func(r *protocol.Digest) []byte {
+		if r == nil {
+			return nil
+		}
+		return r[:]
+	}
+	restored := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var changed bool
+		err := tx.QueryRow(ctx, `SELECT status_at IS NOT NULL OR EXISTS (SELECT 1 FROM document_history WHERE digest = $1)
+			FROM documents WHERE digest = $1 FOR UPDATE`, d[:]).Scan(&changed)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return store.ErrNotFound
+		case err != nil || changed:
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE documents SET status = $2, status_message = $3, replacement = $4, status_at = $5,
+			demoted = CASE WHEN $2 = 'deprecated' THEN demoted | 2 ELSE demoted & ~2 END WHERE digest = $1`,
+			d[:], string(lc.Status), lc.Message, bytesOf(lc.Replacement), lc.ChangedAt); err != nil {
+			return err
+		}
+		for _, ev := range history {
+			if _, err := tx.Exec(ctx, `INSERT INTO document_history (digest, at, actor, status, message, replacement) VALUES ($1, $2, $3, $4, $5, $6)`,
+				d[:], ev.At, ev.Actor, string(ev.Status), ev.Message, bytesOf(ev.Replacement)); err != nil {
+				return err
+			}
+		}
+		restored = true
+		return nil
+	})
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return restored, nil
+}

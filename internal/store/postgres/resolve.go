@@ -11,7 +11,7 @@ import (
 // sent digest (from 1), and the join probes the primary key once per
 // element, in array order (a nested loop over the unnest), so duplicates
 // are answered each time. Only the columns a resolution reports are read.
-const resolveQuery = `SELECT k.i, d.title, d.withdrawn_at IS NOT NULL, d.status, d.status_message, d.replacement
+const resolveQuery = `SELECT k.i, d.title, d.withdrawn_at IS NOT NULL, d.status, d.status_message, d.replacement, d.publisher
 	FROM unnest($1::bytea[]) WITH ORDINALITY AS k(digest, i) JOIN documents AS d ON d.digest = k.digest`
 
 // Resolve answers many digests with one query, in the order asked.

@@ -185,3 +185,53 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 		WHERE d.hex IN (SELECT value FROM json_each(?)) ORDER BY d.created_at DESC, d.hex DESC`, jsonText(hexes))
 	return page, err
 }
+
+// RestoreLifecycle sets a never-changed document's status and history as
+// an archive recorded them.
+func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error) {
+	if err := store.CheckRestore(d, lc, history); err != nil {
+		return false, err
+	}
+	hexText := func(r *protocol.Digest) any {
+		if r == nil {
+			return nil
+		}
+		return r.Hex()
+	}
+	restored := false
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		var (
+			id      int64
+			changed bool
+		)
+		err := tx.QueryRowContext(ctx, `SELECT id, status_at IS NOT NULL OR EXISTS (SELECT 1 FROM document_history WHERE hex = ?1)
+			FROM documents WHERE hex = ?1`, d.Hex()).Scan(&id, &changed)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return store.ErrNotFound
+		case err != nil || changed:
+			return err
+		}
+		var at any
+		if lc.ChangedAt != nil {
+			at = lc.ChangedAt.UnixMicro()
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, status_message = ?, replacement = ?, status_at = ?,
+			demoted = CASE WHEN ? = 'deprecated' THEN demoted | 2 ELSE demoted & ~2 END WHERE id = ?`,
+			string(lc.Status), lc.Message, hexText(lc.Replacement), at, string(lc.Status), id); err != nil {
+			return err
+		}
+		for _, ev := range history {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO document_history (hex, at, actor, status, message, replacement) VALUES (?, ?, ?, ?, ?, ?)`,
+				d.Hex(), ev.At.UnixMicro(), ev.Actor, string(ev.Status), ev.Message, hexText(ev.Replacement)); err != nil {
+				return err
+			}
+		}
+		restored = true
+		return nil
+	})
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return restored, nil
+}

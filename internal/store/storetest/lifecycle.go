@@ -298,3 +298,35 @@ func testCatalogWalkBound(t *testing.T, open Opener) {
 		t.Fatalf("heads = %v, want %v", got, want)
 	}
 }
+
+// testDeprecatedRanksLast: a deprecated document is listed after every
+// active match (the demoted column's bit 2) and regains its place when it
+// is made active again.
+func testDeprecatedRanksLast(t *testing.T, open Opener) {
+	s := open(t)
+	older := ownedDoc(t, s, "acme", "Tide tables", nil)
+	newer := ownedDoc(t, s, "globex", "Tide charts", nil)
+	order := func() []protocol.Digest {
+		var out []protocol.Digest
+		for _, e := range search(t, s, store.Query{Text: "tide"}).Entries {
+			out = append(out, e.Digest)
+		}
+		return out
+	}
+	if got := order(); len(got) != 2 || got[0] != newer.Digest {
+		t.Fatalf("before deprecation: %v, want the newer first", got)
+	}
+	_, err := s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "use tables", Actor: "globex"})
+	noErr(t, "SetStatus deprecated", err)
+	if got := order(); len(got) != 2 || got[0] != older.Digest || got[1] != newer.Digest {
+		t.Fatalf("after deprecation: %v, want the deprecated one last", got)
+	}
+	if e := mustGet(t, s, newer.Digest); e.Demoted&store.DemotedDeprecated == 0 {
+		t.Fatalf("a deprecated entry's demotion: %v", e.Demoted)
+	}
+	_, err = s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: store.StatusActive, Actor: "globex"})
+	noErr(t, "SetStatus active", err)
+	if got := order(); len(got) != 2 || got[0] != newer.Digest {
+		t.Fatalf("after reactivation: %v, want the newer first again", got)
+	}
+}

@@ -9,11 +9,13 @@ import (
 
 // testResolve checks the batch resolve contract: one answer per digest
 // asked, in the order asked (duplicates answered each time), found with
-// the title and the tombstone flag, unknown digests not found, and the
-// MaxResolve limit.
+// the title, the tombstone flag and the publisher, unknown digests not
+// found, and the MaxResolve limit.
 func testResolve(t *testing.T, open Opener) {
 	s := open(t)
-	a := putText(t, s, simpleDoc("Resolve A", "a", []string{"x"}, "A."))
+	nd := prepare(t, simpleDoc("Resolve A", "a", []string{"x"}, "A."))
+	nd.Publisher = "acme"
+	a := put(t, s, nd)
 	b := putText(t, s, simpleDoc("Resolve B", "b", nil, "B."))
 	intl := putText(t, s, simpleDoc("Résumé — 日本 \"quoted\"", "c", nil, "C."))
 	untitled := putText(t, s, "no front matter, no heading, just text\n")
@@ -23,12 +25,12 @@ func testResolve(t *testing.T, open Opener) {
 	ask := []protocol.Digest{unknown, a.Digest, b.Digest, a.Digest, unknown, intl.Digest, untitled.Digest}
 	want := []store.Resolution{
 		{Digest: unknown},
-		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive},
-		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true, Status: store.StatusWithdrawn},
-		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"},
+		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true, Status: store.StatusWithdrawn, Publisher: store.DefaultPublisher},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"},
 		{Digest: unknown},
-		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title, Status: store.StatusActive},
-		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title, Status: store.StatusActive},
+		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title, Status: store.StatusActive, Publisher: store.DefaultPublisher},
+		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title, Status: store.StatusActive, Publisher: store.DefaultPublisher},
 	}
 	res, err := s.Resolve(ctx(t), ask)
 	noErr(t, "Resolve", err)
@@ -73,7 +75,7 @@ func testResolve(t *testing.T, open Opener) {
 	res, err = s.Resolve(ctx(t), same)
 	noErr(t, "Resolve of one digest MaxResolve times", err)
 	for i, r := range res {
-		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive}) {
+		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"}) {
 			t.Fatalf("Resolve of one digest MaxResolve times, answer %d: %+v", i, r)
 		}
 	}

@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("PublisherAccounts", func(t *testing.T) { testPublisherAccounts(t, open) })
 	t.Run("TokenOwnership", func(t *testing.T) { testTokenOwnership(t, open) })
 	t.Run("StatusChanges", func(t *testing.T) { testStatusChanges(t, open) })
+	t.Run("DeprecatedRanksLast", func(t *testing.T) { testDeprecatedRanksLast(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("CatalogWalkBound", func(t *testing.T) { testCatalogWalkBound(t, open) })
@@ -64,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
 	t.Run("FollowState", func(t *testing.T) { testFollowState(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
+	t.Run("RestoreLifecycle", func(t *testing.T) { testRestoreLifecycle(t, open) })
 }
 
 // ctx gives every call of a test a deadline, so a hung engine fails the

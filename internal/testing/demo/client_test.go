@@ -133,13 +133,15 @@ func getList(t *testing.T, target string) (demoList, response) {
 	return l, res
 }
 
-// demoMetadata is GET /metadata's answer.
+// demoMetadata is GET /metadata's answer: the demo reads status and
+// metadata's name and description; publisher is the registry's addition.
 type demoMetadata struct {
 	Status   string `json:"status"`
 	Metadata struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	} `json:"metadata"`
+	Publisher string `json:"publisher"`
 }
 
 func getMetadata(t *testing.T, target string) demoMetadata {

@@ -25,8 +25,8 @@ func TestDemoNameAndDescriptionWinOverTheFallback(t *testing.T) {
 		if res.Status != 200 {
 			t.Fatalf("submit: %d %s", res.Status, res.Body)
 		}
-		var published struct{ Hex string }
-		if json.Unmarshal(res.Body, &published) != nil || published.Hex == "" {
+		var published struct{ Hex, Publisher string }
+		if json.Unmarshal(res.Body, &published) != nil || published.Hex == "" || published.Publisher != "anonymous" {
 			t.Fatalf("submit answer %s", res.Body)
 		}
 		ourSource := s.URL + "/protocol/" + published.Hex // what agents put in protocolSources
@@ -40,6 +40,9 @@ func TestDemoNameAndDescriptionWinOverTheFallback(t *testing.T) {
 			m := getMetadata(t, metadataURL)
 			if m.Metadata.Name != name || m.Metadata.Description != description {
 				t.Errorf("GET %s: %+v, want the posted name and description", metadataURL, m.Metadata)
+			}
+			if m.Publisher != "anonymous" { // the demo publishes without a token
+				t.Errorf("GET %s: publisher %q, want anonymous", metadataURL, m.Publisher)
 			}
 		}
 		l, _ := getList(t, s.URL)
