@@ -116,17 +116,22 @@ func (c *Serve) Options() []Option {
 	}...)
 }
 
-// EffectivePublicURL is PublicURL, or http://<addr> when unset. A wildcard
-// listen address (":8080", "0.0.0.0:8080", "[::]:8080") names no host an
-// agent could reach, so it becomes localhost; anything reached from other
-// machines needs --public-url.
+// EffectivePublicURL is PublicURL, or HTTPURLOf(addr) when unset; anything
+// reached from other machines needs --public-url.
 func (c *Serve) EffectivePublicURL() string {
 	if c.PublicURL != "" {
 		return strings.TrimRight(c.PublicURL, "/")
 	}
-	host, port, err := net.SplitHostPort(c.Addr)
+	return HTTPURLOf(c.Addr)
+}
+
+// HTTPURLOf is http://<addr> for a listen address. A wildcard address
+// (":8080", "0.0.0.0:8080", "[::]:8080") names no host a client could
+// reach, so it becomes localhost.
+func HTTPURLOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "http://" + c.Addr
+		return "http://" + addr
 	}
 	if ip, perr := netip.ParseAddr(host); host == "" || (perr == nil && ip.IsUnspecified()) {
 		host = "localhost"
