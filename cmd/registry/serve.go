@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/api"
@@ -65,6 +66,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		CacheTTL:         cfg.CacheTTL,
 		Upstream:         up,
 		Logger:           log,
+		MatchLLM:         matchLLM(cfg.MatchLLM, env.getenv),
 	})
 	if !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
@@ -130,4 +132,14 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// matchLLM is the model re-ranking matches, when one is configured.
+func matchLLM(c config.MatchLLM, getenv func(string) string) registry.MatchLLM {
+	m := registry.MatchLLM{Top: c.LLMRerank, Timeout: c.LLMTimeout, Concurrency: c.LLMConcurrency}
+	if c.LLMBaseURL != "" {
+		m.Model = &agora.LLM{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: getenv("REGISTRY_LLM_API_KEY"),
+			Timeout: c.LLMTimeout, MaxResponse: registry.MaxRerankAnswerBytes}
+	}
+	return m
 }

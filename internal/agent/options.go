@@ -62,13 +62,13 @@ type SendConfig struct {
 	To, Body, BodyFile, Task string
 	// Speaking picks the target from the registries' directories instead
 	// of To; Allow opens the SSRF guard for a target so picked.
-	Speaking string
-	Allow    []string
-	Publish, Natural, Multi  bool
-	Conversation, End        string
-	Timeout                  time.Duration
-	HashSpelling             string
-	Protocols, Registries    []string
+	Speaking                string
+	Allow                   []string
+	Publish, Natural, Multi bool
+	Conversation, End       string
+	Timeout                 time.Duration
+	HashSpelling            string
+	Protocols, Registries   []string
 	// Negotiation (--negotiate) and the LLM suitability check.
 	Negotiate                 bool
 	InputSchema, OutputSchema string

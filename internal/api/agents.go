@@ -233,4 +233,3 @@ func (s *Server) protocolAgents(c echo.Context, d protocol.Digest) error {
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
-

@@ -25,6 +25,7 @@ func (d *Database) Options() []Option {
 type Serve struct {
 	Database
 	Directory
+	MatchLLM
 	Addr        string
 	PublicURL   string // empty means http://<addr>
 	OpenPublish bool
@@ -81,7 +82,7 @@ type Serve struct {
 
 // Options lists every option of `registry serve`.
 func (c *Serve) Options() []Option {
-	opts := append(c.Database.Options(), c.Directory.Options()...)
+	opts := append(append(c.Database.Options(), c.Directory.Options()...), c.MatchLLM.Options()...)
 	return append(opts, []Option{
 		addrOption(&c.Addr),
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", Value: Text(&c.PublicURL)},

@@ -30,6 +30,8 @@ type Config struct {
 	Upstream Upstream
 	// Logger receives warnings (a lying upstream); nil means slog.Default().
 	Logger *slog.Logger
+	// MatchLLM, when its Model is set, re-ranks a match's top candidates.
+	MatchLLM MatchLLM
 }
 
 // Upstream fetches a document the store does not have (pull-through
@@ -46,6 +48,8 @@ type Service struct {
 	cfg   Config
 	cache *rawCache
 	log   *slog.Logger
+	// rerankSlots bounds the match re-ranks in flight (MatchLLM.Concurrency).
+	rerankSlots chan struct{}
 	touchState
 }
 
@@ -56,8 +60,10 @@ func New(s store.Store, cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
+	cfg.MatchLLM = cfg.MatchLLM.withDefaults()
 	return &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
-		touchState: touchState{touched: map[int64]time.Time{}}}
+		rerankSlots: make(chan struct{}, cfg.MatchLLM.Concurrency),
+		touchState:  touchState{touched: map[int64]time.Time{}}}
 }
 
 // Ready reports whether the store answers (readiness probes).

@@ -30,7 +30,7 @@ type protocolPage struct {
 	Claims    []versionLink // other publishers' documents that claim to supersede this one
 	Published string        // "new" or "existing" right after this browser's publish (flash.go)
 	lifecycleParts
-	Adoption  *adoptionView // agents and usage (agents.go); nil when unavailable
+	Adoption *adoptionView // agents and usage (agents.go); nil when unavailable
 }
 
 type versionLink struct {
