@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -23,9 +22,9 @@ const RegistryTokenEnv = "AGENT_REGISTRY_TOKEN"
 func (a *Agent) announcers(publicURL string) ([]*agora.Announcer, error) {
 	var out []*agora.Announcer
 	for _, base := range a.cfg.Announce {
-		u, err := url.Parse(base)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("announce registry %q is not an http(s) URL", base)
+		u, err := url.Parse(base) // checked by New
+		if err != nil {
+			return nil, err
 		}
 		hc, err := agora.NewHTTPClient(agora.FetchPolicy{Allow: []string{u.Host}, Timeout: agora.DefaultAnnounceTimeout})
 		if err != nil {

@@ -188,3 +188,14 @@ func TestSendTaskUsesTheRegistrysMatch(t *testing.T) {
 		t.Fatalf("stderr:\n%s", log)
 	}
 }
+
+// A registry to announce to that is not an http(s) base URL stops the
+// agent at start, naming the option.
+func TestAnnounceURLIsChecked(t *testing.T) {
+	for _, bad := range []string{"ftp://registry", "http://registry/?q=1", "registry"} {
+		_, err := New(Config{CacheDir: t.TempDir(), Announce: []string{bad}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "announce") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
