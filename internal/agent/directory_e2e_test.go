@@ -124,7 +124,6 @@ func TestSendSpeakingPicksTheMostRecentlySeen(t *testing.T) {
 	srv := &http.Server{Handler: newerAgent.Handler()}
 	go srv.Serve(ln)
 	newerURL := "http://" + ln.Addr().String()
-	time.Sleep(10 * time.Millisecond) // lastSeen is kept to the store's precision
 	if _, err := registryClient(t, registry).RegisterAgent(context.Background(), newerURL); err != nil {
 		t.Fatal(err)
 	}
