@@ -112,7 +112,7 @@ func TestSendSpeakingPicksTheMostRecentlySeen(t *testing.T) {
 	speakers(t, registry, d, has(olderURL))
 
 	newer := weatherConfig(d)
-	newer.Name, newer.Registries = "newer", []string{registry}
+	newer.Name, newer.Registries, newer.CacheDir = "newer", []string{registry}, t.TempDir()
 	newerAgent, err := New(newer, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
