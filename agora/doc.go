@@ -14,7 +14,9 @@
 // chooses a protocol by the spec's criteria (ChooseProtocol), finds
 // sources for it (SourcesFor: a registry's, else a data: URI) and sends
 // (Send, Continue, End). Registry is a client of an Agora registry:
-// publish, get, search and resolve.
+// publish, get, search, resolve, task match (MatchCandidates) and its
+// agent directory; an Announcer keeps a directory told what a Handler
+// speaks (Handler.Changed).
 //
 // Negotiation follows the Python SDK: a Handler with an LLM answers
 // "negotiation" conversations and adopts the protocol agreed there; a

@@ -28,6 +28,7 @@ type Handler struct {
 	meta        map[Digest]ProtocolMeta // front matter of the documents held, for the negotiation prompt
 	adopted     int                     // negotiated protocols adopted so far
 	adoptedBy   map[string]int          // and by each client
+	changed     chan struct{}           // closed, and replaced, when the lists change (Changed)
 	negotiators *negotiators
 }
 
@@ -67,6 +68,7 @@ func NewHandler(o Options) (*Handler, error) {
 		unsupported: map[Digest]bool{},
 		meta:        map[Digest]ProtocolMeta{},
 		adoptedBy:   map[string]int{},
+		changed:     make(chan struct{}),
 		negotiators: newNegotiators(o.Conversations.Max, o.Conversations.IdleExpiry),
 	}
 	mux := http.NewServeMux()
@@ -92,6 +94,7 @@ func (h *Handler) Handle(d Digest, r Routine, sources ...string) {
 	h.routines[d] = r
 	h.advertised[d] = append([]string{}, sources...)
 	delete(h.unsupported, d)
+	h.notifyLocked()
 }
 
 // HandleDocument answers the protocol document doc with r: it validates
@@ -125,8 +128,27 @@ func (h *Handler) Refuse(d Digest) error {
 	if h.routines[d] != nil {
 		return fmt.Errorf("protocol %s is both supported and explicitly unsupported", d.Hex())
 	}
-	h.unsupported[d] = true
+	if !h.unsupported[d] {
+		h.unsupported[d] = true
+		h.notifyLocked()
+	}
 	return nil
+}
+
+// Changed returns a channel closed at the next change of the supported or
+// unsupported list (a routine registered, a negotiated protocol adopted, a
+// hash refused), so an announcer can tell directories what changed. Take
+// it before reading the lists: a change after that closes it.
+func (h *Handler) Changed() <-chan struct{} {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.changed
+}
+
+// notifyLocked wakes whoever waits on Changed; h.mu is held.
+func (h *Handler) notifyLocked() {
+	close(h.changed)
+	h.changed = make(chan struct{})
 }
 
 // Supported lists the hashes a routine is registered for, in hex order.

@@ -45,7 +45,7 @@ func taskSchema(description, inputFile, outputFile string) (agora.TaskSchema, er
 }
 
 // chooseByLLM applies the fourth criterion to the protocols the target
-// lists, ours, and the first registry's documents matching the task.
+// lists, ours, and the registries' matches for the task.
 func chooseByLLM(ctx context.Context, llm agora.Completer, wk agora.WellKnownInfo, candidates []agora.Candidate,
 	registries []string, regs []*agora.Registry, ts agora.TaskSchema, maxChecks int) (agora.Choice, error) {
 	var pool []agora.Candidate
@@ -55,13 +55,7 @@ func chooseByLLM(ctx context.Context, llm agora.Completer, wk agora.WellKnownInf
 		fmt.Fprintln(os.Stderr, "note: the target's protocols are not judged:", err)
 	}
 	pool = append(pool, candidates...)
-	if len(regs) > 0 && ts.Description != "" {
-		found, err := agora.RegistryCandidates(ctx, regs[0], ts.Description, maxChecks)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "note: searching the registry:", err)
-		}
-		pool = append(pool, found...)
-	}
+	pool = append(pool, matchedCandidates(ctx, regs, ts, maxChecks)...)
 	choice, verdicts, err := agora.JudgeCandidates(ctx, llm, wk, pool, ts, maxChecks)
 	for _, v := range verdicts {
 		fmt.Fprintf(os.Stderr, "LLM: protocol %s is %s\n", v.Digest.Hex(), v.Suitability)
@@ -104,4 +98,21 @@ func negotiate(ctx context.Context, client *http.Client, llm agora.Completer, ta
 	c := agora.Candidate{Digest: agreed.Digest, Document: agreed.Document, Title: agreed.Meta.Name,
 		Description: agreed.Meta.Description, Implemented: true}
 	return c, sources, agreed.Meta.Multiround, nil
+}
+
+// matchedCandidates are the documents the registries' match ranks best for
+// the task (agora.MatchCandidates), at most limit; it says on stderr what
+// each registry gave.
+func matchedCandidates(ctx context.Context, regs []*agora.Registry, ts agora.TaskSchema, limit int) []agora.Candidate {
+	if len(regs) == 0 || ts.Description == "" && len(ts.InputSchema) == 0 && len(ts.OutputSchema) == 0 {
+		return nil
+	}
+	found, err := agora.MatchCandidates(ctx, regs, ts, limit)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "note: matching the task at the registries:", agora.RedactError(err))
+	}
+	for _, c := range found {
+		fmt.Fprintf(os.Stderr, "match: protocol %s (%s)\n", c.Digest.Hex(), protocol.CleanTitle(c.Title))
+	}
+	return found
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 
@@ -25,8 +24,8 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 	if _, err := parse(std, "send", cfg.Options(), args); err != nil {
 		return err
 	}
-	if cfg.To == "" {
-		return cli.UsageError{Err: errors.New("--to is required")}
+	if err := targetFlags(&cfg); err != nil {
+		return err
 	}
 	to, body, bodyFile, task, publish, natural, multiround, conversation, end := &cfg.To, &cfg.Body, &cfg.BodyFile, &cfg.Task, &cfg.Publish, &cfg.Natural, &cfg.Multi, &cfg.Conversation, &cfg.End
 	protocols, registries := cfg.Protocols, cfg.Registries
@@ -36,7 +35,10 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	client := &http.Client{Timeout: cfg.Timeout}
+	client, err := targetClient(ctx, std, &cfg)
+	if err != nil {
+		return err
+	}
 
 	if *end != "" {
 		reply, err := agora.End(ctx, client, *to, *end)
@@ -51,7 +53,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 		return printReply(std, reply, err)
 	}
 
-	regs, err := registryClients(registries, std.Getenv("AGENT_REGISTRY_TOKEN"))
+	regs, err := registryClients(registries, std.Getenv(agent.RegistryTokenEnv))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/api"
@@ -76,6 +77,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Upstream:         up,
 		Logger:           log,
 		Log:              tlog,
+		MatchLLM:         matchLLM(cfg.MatchLLM, env.getenv),
 	})
 	fol, err := followers(cfg, svc, st, log)
 	if err != nil {
@@ -157,4 +159,14 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// matchLLM is the model re-ranking matches, when one is configured.
+func matchLLM(c config.MatchLLM, getenv func(string) string) registry.MatchLLM {
+	m := registry.MatchLLM{Top: c.LLMRerank, Timeout: c.LLMTimeout, Concurrency: c.LLMConcurrency}
+	if c.LLMBaseURL != "" {
+		m.Model = &agora.LLM{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: getenv("REGISTRY_LLM_API_KEY"),
+			Timeout: c.LLMTimeout, MaxResponse: registry.MaxRerankAnswerBytes}
+	}
+	return m
 }

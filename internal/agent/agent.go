@@ -43,6 +43,11 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 			return nil, fmt.Errorf("registry %q is not an http(s) URL", r)
 		}
 	}
+	for _, r := range cfg.Announce {
+		if _, err := agora.NewRegistry(r, http.DefaultClient); err != nil {
+			return nil, fmt.Errorf("announce: %w", err)
+		}
+	}
 	// Registries are the operator's choice, so the resolver trusts them:
 	// only their exact host:port is opened in the fetch guard.
 	resolver, err := agora.NewResolver(agora.ResolverOptions{

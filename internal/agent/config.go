@@ -30,6 +30,10 @@ type Config struct {
 	// advertised sources, which whoever reads them must be able to reach;
 	// empty means Registries.
 	PublicRegistries []string `yaml:"publicRegistries"`
+	// PublicURL is the agent's base URL as others reach it, announced to
+	// the Announce registries; empty means http://<listen address>.
+	PublicURL string   `yaml:"publicURL"`
+	Announce  []string `yaml:"announce"`
 	// Allow opens the SSRF guard: CIDRs, IPs, host names or host:port.
 	Allow         []string           `yaml:"allow"`
 	Limits        Limits             `yaml:"limits"`

@@ -74,12 +74,16 @@ func startProcess(t *testing.T, url string, bin string, args ...string) {
 	t.Fatalf("%s did not become healthy at %s; logs:\n%s", bin, url, logs.String())
 }
 
-// startRegistry runs the real registry as a process.
-func startRegistry(t *testing.T) string {
-	bin := buildBinary(t, "./cmd/registry")
-	addr := freeAddr(t)
+// startRegistry runs the real registry as a process, with extra flags.
+func startRegistry(t *testing.T, extra ...string) string {
+	return startRegistryAt(t, buildBinary(t, "./cmd/registry"), freeAddr(t), extra...)
+}
+
+// startRegistryAt runs the registry binary bin on addr.
+func startRegistryAt(t *testing.T, bin, addr string, extra ...string) string {
 	base := "http://" + addr
-	startProcess(t, base+"/healthz", bin, "serve", "--addr", addr, "--data-dir", filepath.Join(t.TempDir(), "data"), "--open-publish", "--no-examples")
+	args := append([]string{"serve", "--addr", addr, "--data-dir", filepath.Join(t.TempDir(), "data"), "--open-publish", "--no-examples"}, extra...)
+	startProcess(t, base+"/healthz", bin, args...)
 	return base
 }
 

@@ -23,6 +23,8 @@ func (c *Config) Options(file *string) []config.Option {
 		{Flag: "cache-dir", Env: "AGENT_CACHE_DIR", Key: "cacheDir", Default: DefaultCacheDir, Usage: "directory of the verified protocol-document cache", Value: config.Text(&c.CacheDir)},
 		{Flag: "log-level", Env: "AGENT_LOG_LEVEL", Key: "logLevel", Default: "info", Usage: "log level (logs are JSON on stderr)", Value: config.Choice(&c.LogLevel, "debug", "info", "warn", "error")},
 		registriesOption(&c.Registries),
+		{Flag: "public-url", Env: "AGENT_PUBLIC_URL", Key: "publicURL", Usage: "the agent's base URL as others reach it, given to the registries it announces itself to; empty means http://<listen address> (a wildcard host becomes localhost)", Value: config.URL(&c.PublicURL, true, "http", "https")},
+		{Flag: "announce", Env: "AGENT_ANNOUNCE", Key: "announce", Usage: "registry base URLs to register this agent with (POST /api/v1/agents, token in AGENT_REGISTRY_TOKEN) at start and after every change of its supported list; failures are logged and retried with backoff", Value: config.List(&c.Announce)},
 		{Flag: "public-registry", Env: "AGENT_PUBLIC_REGISTRIES", Key: "publicRegistries", Usage: "the registries' public base URLs, used in the sources this agent advertises (set it when the agent reaches its registry by an internal name, e.g. http://registry:8080 in compose); empty means the registries", Value: config.List(&c.PublicRegistries)},
 		{Flag: "allow", Env: "AGENT_ALLOW", Key: "allow", Usage: "hosts, host:port pairs, IPs or CIDRs the fetcher may reach despite the SSRF guard", Value: config.List(&c.Allow)},
 		{Env: "AGENT_MAX_REQUEST_BYTES", Key: "limits.maxRequestBytes", Default: "0", Usage: "largest transaction body accepted; 0 means 3 × limits.maxDocumentBytes + 64KiB, so a document at the limit fits in the SDK's percent-encoded data: URI", Value: config.Size(&l.MaxRequestBytes, 0, 1<<30)},
@@ -58,11 +60,15 @@ func registriesOption(p *[]string) config.Option {
 // SendConfig is the configuration of `agent send`.
 type SendConfig struct {
 	To, Body, BodyFile, Task string
-	Publish, Natural, Multi  bool
-	Conversation, End        string
-	Timeout                  time.Duration
-	HashSpelling             string
-	Protocols, Registries    []string
+	// Speaking picks the target from the registries' directories instead
+	// of To; Allow opens the SSRF guard for a target so picked.
+	Speaking                string
+	Allow                   []string
+	Publish, Natural, Multi bool
+	Conversation, End       string
+	Timeout                 time.Duration
+	HashSpelling            string
+	Protocols, Registries   []string
 	// Negotiation (--negotiate) and the LLM suitability check.
 	Negotiate                 bool
 	InputSchema, OutputSchema string
@@ -73,7 +79,9 @@ type SendConfig struct {
 // Options lists the options of `agent send`.
 func (s *SendConfig) Options() []config.Option {
 	return []config.Option{
-		{Flag: "to", Usage: "the receiving agent's URL (required)", Value: config.URL(&s.To, true, "http", "https")},
+		{Flag: "to", Usage: "the receiving agent's URL (or --speaking)", Value: config.URL(&s.To, true, "http", "https")},
+		{Flag: "speaking", Usage: "instead of --to: a protocol hash; the target is an agent the --registry directories list as speaking it (the most recently seen first, its /.wellknown checked), reached through the SSRF guard; the hash is also the first --protocol", Value: config.Text(&s.Speaking)},
+		{Flag: "allow", Usage: "hosts, host:port pairs, IPs or CIDRs a target picked with --speaking may be at although private or loopback", Value: config.List(&s.Allow)},
 		{Flag: "body", Usage: "the request body (or --body-file)", Value: config.Text(&s.Body)},
 		{Flag: "body-file", Usage: "read the body from this file (- for stdin)", Value: config.Text(&s.BodyFile)},
 		{Flag: "task", Usage: "words describing the task, matched against protocol metadata", Value: config.Text(&s.Task)},
@@ -129,5 +137,5 @@ func Commands() []config.Command {
 // so they stay out of shell history and ps.
 var SecretVariables = []struct{ Name, Commands, Usage string }{
 	{DefaultLLMKeyEnv, "serve", "API key for the LLM endpoint (the variable's name can be changed with llm.apiKeyEnv)"},
-	{"AGENT_REGISTRY_TOKEN", "send", "bearer token `agent send --publish` publishes a missing document with"},
+	{"AGENT_REGISTRY_TOKEN", "send, serve", "bearer token `agent send --publish` publishes a missing document with, and `agent serve --announce` registers the agent with"},
 }

@@ -35,10 +35,18 @@ func (a *Agent) Server(addr string) *http.Server {
 // Serve listens on ln until ctx is cancelled, then shuts down gracefully,
 // letting in-flight transactions finish (up to a grace period).
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
+	announcers, err := a.announcers(a.PublicURL(ln.Addr()))
+	if err != nil {
+		return err
+	}
 	srv := a.Server(ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	a.log.Info("agent listening", "addr", ln.Addr().String(), "name", a.cfg.Name, "protocols", len(a.handler.Supported()))
+	// Announcing runs beside serving and never holds it up.
+	announceCtx, stopAnnouncing := context.WithCancel(ctx)
+	defer a.announce(announceCtx, announcers)()
+	defer stopAnnouncing()
 	select {
 	case err := <-errc:
 		return err

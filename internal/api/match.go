@@ -37,9 +37,12 @@ type MatchItem struct {
 }
 
 // MatchResult answers a match like a search page (one page, no cursor).
+// RankedBy is "deterministic", or "llm" when the registry's model
+// re-ranked the top candidates.
 type MatchResult struct {
 	Items      []MatchItem `json:"items"`
 	NextCursor *string     `json:"nextCursor"`
+	RankedBy   string      `json:"rankedBy"`
 }
 
 func orRaw(a, b json.RawMessage) json.RawMessage {
@@ -62,13 +65,13 @@ func (s *Server) match(c echo.Context) error {
 	if task == "" {
 		task = m.Description
 	}
-	ms, err := s.svc.Match(c.Request().Context(), registry.MatchRequest{Task: task, Limit: m.Limit,
+	res, err := s.svc.MatchRanked(c.Request().Context(), registry.MatchRequest{Task: task, Limit: m.Limit,
 		InputSchema: orRaw(m.InputSchema, m.InputSchemaSnake), OutputSchema: orRaw(m.OutputSchema, m.OutputSchemaSnake)})
 	if err != nil {
 		return err
 	}
-	out := MatchResult{Items: make([]MatchItem, 0, len(ms))}
-	for _, r := range ms {
+	out := MatchResult{Items: make([]MatchItem, 0, len(res.Items)), RankedBy: res.RankedBy}
+	for _, r := range res.Items {
 		item := MatchItem{ProtocolView: protocolView(s.svc, r.Entry), Score: r.Score, Reasons: make([]MatchReasonView, 0, len(r.Reasons))}
 		item.Fetches, item.Resolutions, item.Agents = r.Signals.Fetches, r.Signals.Resolutions, r.Signals.Agents
 		for _, why := range r.Reasons {

@@ -26,6 +26,7 @@ func (d *Database) Options() []Option {
 type Serve struct {
 	Database
 	Directory
+	MatchLLM
 	Addr        string
 	PublicURL   string // empty means http://<addr>
 	OpenPublish bool
@@ -92,7 +93,7 @@ type Serve struct {
 
 // Options lists every option of `registry serve`.
 func (c *Serve) Options() []Option {
-	opts := append(c.Database.Options(), c.Directory.Options()...)
+	opts := append(append(c.Database.Options(), c.Directory.Options()...), c.MatchLLM.Options()...)
 	return append(opts, []Option{
 		addrOption(&c.Addr),
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", Value: Text(&c.PublicURL)},
@@ -130,17 +131,22 @@ func (c *Serve) Options() []Option {
 	}...)
 }
 
-// EffectivePublicURL is PublicURL, or http://<addr> when unset. A wildcard
-// listen address (":8080", "0.0.0.0:8080", "[::]:8080") names no host an
-// agent could reach, so it becomes localhost; anything reached from other
-// machines needs --public-url.
+// EffectivePublicURL is PublicURL, or HTTPURLOf(addr) when unset; anything
+// reached from other machines needs --public-url.
 func (c *Serve) EffectivePublicURL() string {
 	if c.PublicURL != "" {
 		return strings.TrimRight(c.PublicURL, "/")
 	}
-	host, port, err := net.SplitHostPort(c.Addr)
+	return HTTPURLOf(c.Addr)
+}
+
+// HTTPURLOf is http://<addr> for a listen address. A wildcard address
+// (":8080", "0.0.0.0:8080", "[::]:8080") names no host a client could
+// reach, so it becomes localhost.
+func HTTPURLOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "http://" + c.Addr
+		return "http://" + addr
 	}
 	if ip, perr := netip.ParseAddr(host); host == "" || (perr == nil && ip.IsUnspecified()) {
 		host = "localhost"

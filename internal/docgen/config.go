@@ -20,6 +20,7 @@ const ConfigurationPath = "docs/configuration.md"
 // secrets never become flags, so they stay out of shell history and ps.
 var extraRegistryVariables = []struct{ Name, Commands, Type, Usage string }{
 	{"REGISTRY_TOKEN", "publish, get", "secret string", "API token sent as `Authorization: Bearer` by the client commands (create one with `registry token create`)"},
+	{"REGISTRY_LLM_API_KEY", "serve", "secret string", "API key sent as `Authorization: Bearer` to --llm-base-url (the match re-rank)"},
 }
 
 // developmentVariables steer the tests and benchmarks.

@@ -18,7 +18,13 @@ import (
 // on one reason more than its neighbours (see the scores beside them).
 func matchCorpus(t *testing.T) (*Service, map[string]string) {
 	t.Helper()
-	svc := newService(t, Config{PublicURL: "http://r.test"})
+	return matchCorpusWith(t, MatchLLM{})
+}
+
+// matchCorpusWith is matchCorpus on a service that re-ranks with llm.
+func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
+	t.Helper()
+	svc := newService(t, Config{PublicURL: "http://r.test", MatchLLM: llm})
 	ctx := context.Background()
 	names := map[string]string{} // hex -> name
 	publish := func(name, title, description, body string, supersedes string) string {

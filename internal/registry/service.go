@@ -35,6 +35,8 @@ type Config struct {
 	// Log, when set, is the transparency log: it is told to integrate
 	// after each change (the engines queue the change itself).
 	Log *translog.Log
+	// MatchLLM, when its Model is set, re-ranks a match's top candidates.
+	MatchLLM MatchLLM
 }
 
 // Upstream fetches a document the store does not have (pull-through
@@ -54,6 +56,8 @@ type Service struct {
 	// replacing serialises deprecations that name a replacement, so two
 	// at once cannot both pass the cycle check (lifecycle.go).
 	replacing sync.Mutex
+	// rerankSlots bounds the match re-ranks in flight (MatchLLM.Concurrency).
+	rerankSlots chan struct{}
 	touchState
 }
 
@@ -64,8 +68,10 @@ func New(s store.Store, cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
+	cfg.MatchLLM = cfg.MatchLLM.withDefaults()
 	return &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
-		touchState: touchState{touched: map[int64]time.Time{}}}
+		rerankSlots: make(chan struct{}, cfg.MatchLLM.Concurrency),
+		touchState:  touchState{touched: map[int64]time.Time{}}}
 }
 
 // Ready reports whether the store answers (readiness probes).
