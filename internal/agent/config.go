@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"github.com/agora-registry/registry/agora"
 	"path/filepath"
 	"strings"
 	"time"
@@ -115,22 +116,22 @@ type HTTPConfig struct {
 	MaxResponseBytes int           `yaml:"maxResponseBytes"` // default 1 MiB
 }
 
-// Defaults.
+// Defaults: the binary's own, and agora.Handler's limits (one copy).
 const (
 	DefaultAddr            = "127.0.0.1:8081"
 	DefaultName            = "agora-agent"
 	DefaultCacheDir        = "agent-cache"
 	DefaultMaxRequestBytes = 3*protocol.DefaultMaxDocumentBytes + RequestEnvelopeBytes
-	DefaultRequestTimeout  = 90 * time.Second
-	DefaultMaxConvs        = 1000
-	DefaultIdleExpiry      = 10 * time.Minute
-	DefaultMaxTurns        = 50
-	DefaultConvsPerClient  = 16
-	DefaultPerClientRate   = 20
-	DefaultPerClientBurst  = 40
-	DefaultPerClientFlight = 4
-	DefaultMaxHistoryBytes = 256 << 10
-	DefaultMaxConvBytes    = 64 << 20
+	DefaultRequestTimeout  = agora.DefaultRequestTimeout
+	DefaultMaxConvs        = agora.DefaultMaxConvs
+	DefaultIdleExpiry      = agora.DefaultIdleExpiry
+	DefaultMaxTurns        = agora.DefaultMaxTurns
+	DefaultConvsPerClient  = agora.DefaultConvsPerClient
+	DefaultPerClientRate   = agora.DefaultPerClientRate
+	DefaultPerClientBurst  = agora.DefaultPerClientBurst
+	DefaultPerClientFlight = agora.DefaultPerClientFlight
+	DefaultMaxHistoryBytes = agora.DefaultMaxHistoryBytes
+	DefaultMaxConvBytes    = agora.DefaultMaxConvBytes
 	DefaultLLMKeyEnv       = "AGENT_LLM_API_KEY"
 )
 
@@ -209,7 +210,7 @@ func (c Config) withDefaults() Config {
 	if c.Limits.PerClientInFlight <= 0 {
 		c.Limits.PerClientInFlight = DefaultPerClientFlight
 	}
-	c.Conversations = c.Conversations.withDefaults()
+	// Conversations left at zero take agora.Handler's defaults.
 	if c.LLM.APIKeyEnv == "" {
 		c.LLM.APIKeyEnv = DefaultLLMKeyEnv
 	}
@@ -220,28 +221,6 @@ func (c Config) withDefaults() Config {
 		c.PublicRegistries[i] = strings.TrimRight(r, "/")
 	}
 	return c
-}
-
-func (l ConversationLimits) withDefaults() ConversationLimits {
-	if l.Max <= 0 {
-		l.Max = DefaultMaxConvs
-	}
-	if l.PerClient <= 0 {
-		l.PerClient = DefaultConvsPerClient
-	}
-	if l.IdleExpiry <= 0 {
-		l.IdleExpiry = DefaultIdleExpiry
-	}
-	if l.MaxTurns <= 0 {
-		l.MaxTurns = DefaultMaxTurns
-	}
-	if l.MaxHistoryBytes <= 0 {
-		l.MaxHistoryBytes = DefaultMaxHistoryBytes
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = DefaultMaxConvBytes
-	}
-	return l
 }
 
 // path resolves a path from the config file relative to its directory.
