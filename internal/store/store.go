@@ -271,6 +271,10 @@ type Documents interface {
 	// (claims), each oldest first, so that claims, however many, never
 	// crowd out the publisher's own versions.
 	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	// Withdrawn calls fn for the digest of every withdrawn entry, in no
+	// particular order (the raw path's withdrawn set, checked before a
+	// blob file is served). It reads an index of withdrawn rows only.
+	Withdrawn(ctx context.Context, fn func(protocol.Digest) error) error
 	// Withdraw tombstones an entry; withdrawing twice is not an error.
 	Withdraw(ctx context.Context, d protocol.Digest, reason string) error
 	// Tags counts listed entries per tag, most used first, at most limit.
