@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
 )
 
 func init() {
@@ -39,6 +41,11 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
+	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	if err != nil {
+		return err
+	}
+	docs := registry.FillingBlobs(st, files)
 
 	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
 		Writers: importWriters(*writers, st.Engine()), Publisher: *publisher, KeepPublishers: *keepPublishers,
@@ -46,7 +53,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	failed := 0
 	for _, path := range fs.Args() {
 		start := time.Now()
-		rep, err := archive.ImportPath(ctx, st, path, lim)
+		rep, err := archive.ImportPath(ctx, docs, path, lim)
 		printImportReport(env.stdout, env.stderr, path, rep, time.Since(start))
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/registry"
 )
@@ -56,14 +57,22 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	if err != nil {
+		return err
+	}
 	svc := registry.New(st, registry.Config{
 		PublicURL:        cfg.EffectivePublicURL(),
 		MaxDocumentBytes: cfg.MaxDocumentBytes,
 		CacheBytes:       cfg.CacheBytes,
 		CacheTTL:         cfg.CacheTTL,
+		Blobs:            files,
 		Upstream:         up,
 		Logger:           log,
 	})
+	if err := svc.RefreshWithdrawn(ctx); err != nil {
+		return fmt.Errorf("reading the withdrawn documents: %w", err)
+	}
 	if embedded && !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {

@@ -5,12 +5,13 @@ package config
 // so an import refuses exactly what the server would.
 type Import struct {
 	Database
+	Blobs
 	MaxDocumentBytes int
 }
 
 // Options lists the options of `registry import` read from the table.
 func (c *Import) Options() []Option {
-	return append(c.Database.Options(), maxDocumentBytesOption(&c.MaxDocumentBytes))
+	return append(append(c.Database.Options(), c.Blobs.Options()...), maxDocumentBytesOption(&c.MaxDocumentBytes))
 }
 
 func maxDocumentBytesOption(p *int) Option {

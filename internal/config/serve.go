@@ -24,6 +24,7 @@ func (d *Database) Options() []Option {
 // Serve is the configuration of `registry serve`.
 type Serve struct {
 	Database
+	Blobs
 	Addr        string
 	PublicURL   string // empty means http://<addr>
 	OpenPublish bool
@@ -80,7 +81,7 @@ type Serve struct {
 
 // Options lists every option of `registry serve`.
 func (c *Serve) Options() []Option {
-	opts := c.Database.Options()
+	opts := append(c.Database.Options(), c.Blobs.Options()...)
 	return append(opts, []Option{
 		addrOption(&c.Addr),
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", value: stringValue{&c.PublicURL}},

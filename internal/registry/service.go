@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -26,6 +27,9 @@ type Config struct {
 	// CacheTTL bounds how long a cached document is served without asking
 	// the store (so a withdrawal through another replica shows); 0 = forever.
 	CacheTTL time.Duration
+	// Blobs, when set, is the blob directory raw fetches are served from
+	// (filled on publish and on a document's first read); nil: none.
+	Blobs *blobs.Store
 	// Upstream, when set, is asked for documents the store lacks.
 	Upstream Upstream
 	// Logger receives warnings (a lying upstream); nil means slog.Default().
@@ -46,6 +50,7 @@ type Service struct {
 	cfg   Config
 	cache *rawCache
 	log   *slog.Logger
+	blobs blobState
 	touchState
 }
 
@@ -56,8 +61,10 @@ func New(s store.Store, cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
+	svc := &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
 		touchState: touchState{touched: map[int64]time.Time{}}}
+	svc.initBlobs()
+	return svc
 }
 
 // Ready reports whether the store answers (readiness probes).
@@ -116,6 +123,8 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 		return PublishResult{}, store.ErrWithdrawn.With(
 			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
 	}
+	// The digest was computed from these bytes, so they are verified.
+	s.fillBlob(e.Digest, nd.Document.Content)
 	return PublishResult{Entry: e, Created: created}, nil
 }
 
@@ -156,6 +165,9 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if err != nil {
 		return nil, err
 	}
+	// A first read (or one after a blob failed verification): the store's
+	// bytes are checked against d before they become a file.
+	s.fillBlob(d, b)
 	doc := newRawDocument(d, b)
 	s.cache.put(doc)
 	return doc, nil
@@ -199,6 +211,9 @@ func (s *Service) Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Re
 // Withdraw tombstones a document; the reason is cleaned (CleanReason).
 func (s *Service) Withdraw(ctx context.Context, d protocol.Digest, reason string) error {
 	err := s.store.Withdraw(ctx, d, CleanReason(reason))
+	if err == nil {
+		s.withdrawBlob(d)
+	}
 	s.cache.remove(d)
 	return err
 }

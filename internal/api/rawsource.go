@@ -1,0 +1,122 @@
+package api
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+// rawSource is where a raw answer's bytes come from without asking the
+// store: the memory cache or the document's blob file. A body-less answer
+// (HEAD, 304) of a blob needs only its size, not an open file.
+type rawSource struct {
+	doc  *registry.RawDocument
+	file *blobs.File
+	size int64
+	d    protocol.Digest
+}
+
+// findRaw looks d up in the cache, then in the blob directory.
+func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
+	if doc, ok := s.svc.CachedRaw(d); ok {
+		return rawSource{doc: doc, d: d}, true
+	}
+	if r.Method == http.MethodHead || ifNoneMatch(r, d) {
+		n, ok := s.svc.BlobSize(d)
+		return rawSource{size: n, d: d}, ok
+	}
+	f, ok := s.svc.BlobFile(d)
+	if !ok {
+		return rawSource{}, false
+	}
+	return rawSource{file: f, size: f.Size, d: d}, true
+}
+
+func (src rawSource) close() {
+	if src.file != nil {
+		src.file.Close()
+	}
+}
+
+// ifNoneMatch reports whether r's If-None-Match matches d's ETag.
+func ifNoneMatch(r *http.Request, d protocol.Digest) bool {
+	inm := r.Header["If-None-Match"]
+	return len(inm) > 0 && etagMatches(inm[0], `"`+d.Hex()+`"`)
+}
+
+// write answers from the source with writeRaw's headers and returns the
+// status and the body bytes written. A GET's body is copied from the file
+// to the connection, which the standard library does with sendfile; a
+// Range request is left to http.ServeContent.
+func (src rawSource) write(w http.ResponseWriter, r *http.Request) (int, int64) {
+	if src.doc != nil {
+		if r.Header["Range"] != nil && r.Method == http.MethodGet {
+			return serveRange(w, r, src.doc.ETagValues, bytes.NewReader(src.doc.Content))
+		}
+		status := writeRaw(w, r, src.doc)
+		if status == http.StatusOK && r.Method == http.MethodGet {
+			return status, int64(len(src.doc.Content))
+		}
+		return status, 0
+	}
+	etag := []string{`"` + src.d.Hex() + `"`}
+	if src.file != nil && r.Header["Range"] != nil {
+		return serveRange(w, r, etag, src.file)
+	}
+	h := w.Header()
+	h["Etag"] = etag
+	h["Cache-Control"] = rawCacheControlValues
+	h["X-Content-Type-Options"] = nosniffValues
+	if ifNoneMatch(r, src.d) {
+		w.WriteHeader(http.StatusNotModified)
+		return http.StatusNotModified, 0
+	}
+	h["Content-Type"] = rawContentTypeValues
+	h["Content-Length"] = []string{strconv.FormatInt(src.size, 10)}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodGet || src.file == nil {
+		return http.StatusOK, 0
+	}
+	n, _ := io.Copy(w, src.file.File)
+	return http.StatusOK, n
+}
+
+// serveRange answers a Range request with the raw headers, through
+// http.ServeContent (206, 416, If-Range).
+func serveRange(w http.ResponseWriter, r *http.Request, etag []string, content io.ReadSeeker) (int, int64) {
+	h := w.Header()
+	h["Etag"] = etag
+	h["Cache-Control"] = rawCacheControlValues
+	h["X-Content-Type-Options"] = nosniffValues
+	h["Content-Type"] = rawContentTypeValues
+	sw := &statusWriter{ResponseWriter: w}
+	http.ServeContent(sw, r, "", time.Time{}, content)
+	return sw.status, sw.n
+}
+
+// statusWriter records what http.ServeContent answered (metrics, logs).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.n += int64(n)
+	return n, err
+}

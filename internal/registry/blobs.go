@@ -1,0 +1,197 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"sync/atomic"
+	"time"
+
+	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// blobQueueBytes bounds the content waiting to be written as blobs.
+const blobQueueBytes = 8 << 20
+
+// blobState is the service's side of the blob directory: the files and
+// the withdrawn set that is checked before any file is served.
+type blobState struct {
+	files  *blobs.Store // nil: no blob directory
+	writer *blobs.Writer
+	// withdrawn is replaced whole (copy on write); nil until first loaded,
+	// and until then no file is served.
+	withdrawn  atomic.Pointer[withdrawnSet]
+	refreshing atomic.Bool
+	every      time.Duration
+}
+
+type withdrawnSet struct {
+	digests map[protocol.Digest]struct{}
+	loaded  time.Time
+}
+
+func (s *Service) initBlobs() {
+	s.blobs.files = s.cfg.Blobs
+	s.blobs.every = s.cfg.CacheTTL
+	if s.blobs.every <= 0 {
+		s.blobs.every = time.Minute
+	}
+	if s.blobs.files != nil {
+		s.blobs.writer = blobs.NewWriter(s.blobs.files, blobQueueBytes, s.isWithdrawn, s.log)
+	}
+}
+
+// isWithdrawn reports whether d is in the loaded withdrawn set.
+func (s *Service) isWithdrawn(d protocol.Digest) bool {
+	w := s.blobs.withdrawn.Load()
+	if w == nil {
+		return false
+	}
+	_, gone := w.digests[d]
+	return gone
+}
+
+// RefreshWithdrawn reloads the withdrawn set from the store and removes
+// the blobs of withdrawn documents (withdrawn through another replica, or
+// written by a fill that raced the withdrawal). Until it has succeeded
+// once, raw fetches are answered from the store; afterwards it reruns in
+// the background every CacheTTL, which bounds how long a withdrawal made
+// elsewhere takes to show here.
+func (s *Service) RefreshWithdrawn(ctx context.Context) error {
+	if s.blobs.files == nil {
+		return nil
+	}
+	set := &withdrawnSet{digests: map[protocol.Digest]struct{}{}, loaded: time.Now()}
+	if err := s.store.Withdrawn(ctx, func(d protocol.Digest) error {
+		set.digests[d] = struct{}{}
+		return nil
+	}); err != nil {
+		return err
+	}
+	s.blobs.withdrawn.Store(set)
+	for d := range set.digests {
+		if err := s.blobs.files.Remove(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freshWithdrawn returns the withdrawn set, starting a background reload
+// when it is older than the refresh interval; nil when none is loaded.
+func (s *Service) freshWithdrawn() *withdrawnSet {
+	w := s.blobs.withdrawn.Load()
+	if w != nil && time.Since(w.loaded) > s.blobs.every && s.blobs.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer s.blobs.refreshing.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := s.RefreshWithdrawn(ctx); err != nil {
+				s.log.Warn("reloading the withdrawn set failed; retrying on a later fetch", "error", err.Error())
+			}
+		}()
+	}
+	return w
+}
+
+// servable reports whether d's blob may be served: a blob directory, a
+// loaded withdrawn set, and d not in it.
+func (s *Service) servable(d protocol.Digest) bool {
+	if s.blobs.files == nil {
+		return false
+	}
+	w := s.freshWithdrawn()
+	if w == nil {
+		return false
+	}
+	_, gone := w.digests[d]
+	return !gone
+}
+
+// BlobFile opens d's verified blob for serving. ok is false when the
+// caller must ask RawDocument instead: no blob yet, a blob that failed
+// verification (it was deleted; RawDocument writes it again), a withdrawn
+// document, or no withdrawn set loaded yet. The caller closes the file.
+func (s *Service) BlobFile(d protocol.Digest) (f *blobs.File, ok bool) {
+	if !s.servable(d) {
+		return nil, false
+	}
+	f, err := s.blobs.files.Open(d)
+	if err != nil {
+		s.blobFailed(d, err)
+		return nil, false
+	}
+	return f, true
+}
+
+// BlobSize is BlobFile for answers without a body (HEAD, 304): the size
+// of d's verified blob.
+func (s *Service) BlobSize(d protocol.Digest) (int64, bool) {
+	if !s.servable(d) {
+		return 0, false
+	}
+	n, err := s.blobs.files.Stat(d)
+	if err != nil {
+		s.blobFailed(d, err)
+		return 0, false
+	}
+	return n, true
+}
+
+func (s *Service) blobFailed(d protocol.Digest, err error) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, blobs.ErrMismatch):
+		s.log.Warn("a blob failed verification and was deleted; it is written again from the database", "hash", d.Hex())
+	default:
+		s.log.Warn("reading a blob failed; answering from the database", "hash", d.Hex(), "error", err.Error())
+	}
+}
+
+// fillBlob queues content (verified against d by the caller) for d's
+// blob.
+func (s *Service) fillBlob(d protocol.Digest, content []byte) {
+	if s.blobs.writer != nil && !s.isWithdrawn(d) && !s.blobs.files.Has(d) {
+		s.blobs.writer.Queue(d, content)
+	}
+}
+
+// withdrawBlob marks d withdrawn before its file goes, so no fetch in
+// between serves it.
+func (s *Service) withdrawBlob(d protocol.Digest) {
+	if s.blobs.files == nil {
+		return
+	}
+	for {
+		old := s.blobs.withdrawn.Load()
+		next := &withdrawnSet{digests: map[protocol.Digest]struct{}{d: {}}, loaded: time.Now()}
+		if old != nil {
+			if _, ok := old.digests[d]; ok {
+				break
+			}
+			next.loaded = old.loaded
+			for k := range old.digests {
+				next.digests[k] = struct{}{}
+			}
+		}
+		if old == nil {
+			// Not loaded yet: nothing is served from files until the
+			// first load, which will contain d.
+			break
+		}
+		if s.blobs.withdrawn.CompareAndSwap(old, next) {
+			break
+		}
+	}
+	if err := s.blobs.files.Remove(d); err != nil {
+		s.log.Warn("removing a withdrawn document's blob failed; it is not served", "hash", d.Hex(), "error", err.Error())
+	}
+}
+
+// WaitBlobs returns when every queued blob is written (tests, shutdown).
+func (s *Service) WaitBlobs() {
+	if s.blobs.writer != nil {
+		s.blobs.writer.Wait()
+	}
+}
