@@ -3,6 +3,7 @@ package blobs
 import (
 	"crypto/sha1"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -59,9 +60,9 @@ func (s *Store) Walk(fn func(Entry) error) error {
 	return nil
 }
 
-// Verify re-hashes d's file whatever this process remembers, removing it
-// when it does not match (ErrMismatch).
-func (s *Store) Verify(d protocol.Digest) error {
+// Check re-hashes d's file whatever this process remembers: nil when it
+// matches, ErrMismatch when not (the file is left for the caller).
+func (s *Store) Check(d protocol.Digest) error {
 	f, err := os.Open(s.Path(d))
 	if err != nil {
 		return err
@@ -72,12 +73,6 @@ func (s *Store) Verify(d protocol.Digest) error {
 		return err
 	}
 	if [sha1.Size]byte(h.Sum(nil)) != d {
-		fi, _ := f.Stat()
-		var size int64
-		if fi != nil {
-			size = fi.Size()
-		}
-		s.remove(d, size)
 		return ErrMismatch
 	}
 	return nil
@@ -139,3 +134,35 @@ func hex2(i int) string {
 
 // Used reports the bytes the directory holds when capped (0 otherwise).
 func (s *Store) Used() int64 { return s.used.Load() }
+
+// Replace fills a new directory beside the store's with fill, then swaps
+// it in for the old one, which is removed: a server reading the directory
+// meanwhile sees the old files, then the new ones (paths are resolved per
+// open), never a half-filled directory.
+func (s *Store) Replace(fill func(*Store) error) error {
+	next, err := os.MkdirTemp(filepath.Dir(s.dir), filepath.Base(s.dir)+".rebuild-")
+	if err != nil {
+		return err
+	}
+	fresh, err := Open(next, s.maxBytes)
+	if err == nil {
+		err = fill(fresh)
+	}
+	if err != nil {
+		os.RemoveAll(next)
+		return err
+	}
+	old := next + ".old"
+	if err := os.Rename(s.dir, old); err != nil {
+		os.RemoveAll(next)
+		return fmt.Errorf("blobs: moving the old directory aside: %w", err)
+	}
+	if err := os.Rename(next, s.dir); err != nil {
+		return fmt.Errorf("blobs: the old directory is at %s: %w", old, err)
+	}
+	s.used.Store(fresh.used.Load())
+	if err := syncDir(filepath.Dir(s.dir)); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
