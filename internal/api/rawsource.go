@@ -35,6 +35,10 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 	if !ok {
 		return rawSource{}, false
 	}
+	if doc, ok := s.svc.Promote(d, f); ok {
+		f.Close()
+		return rawSource{doc: doc, d: d}, true
+	}
 	return rawSource{file: f, size: f.Size, d: d}, true
 }
 

@@ -9,10 +9,12 @@ package blobs
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -48,7 +50,7 @@ func Open(dir string, maxBytes int64) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("blobs: %w", err)
 	}
-	s := &Store{dir: dir, verified: newVerifiedSet(), maxBytes: maxBytes}
+	s := &Store{dir: filepath.Clean(dir), verified: newVerifiedSet(), maxBytes: maxBytes}
 	if maxBytes > 0 {
 		n, err := s.usage()
 		if err != nil {
@@ -62,16 +64,24 @@ func Open(dir string, maxBytes int64) (*Store, error) {
 // Dir is the blob directory.
 func (s *Store) Dir() string { return s.dir }
 
-// Path is the file of digest d.
+// Path is the file of digest d: dir/<first two hex>/<hex>.
 func (s *Store) Path(d protocol.Digest) string {
-	h := d.Hex()
-	return filepath.Join(s.dir, h[:2], h)
+	b := make([]byte, 0, len(s.dir)+2*protocol.DigestSize+4)
+	b = append(b, s.dir...)
+	b = append(b, '/')
+	b = hex.AppendEncode(b, d[:1])
+	b = append(b, '/')
+	b = hex.AppendEncode(b, d[:])
+	return string(b)
 }
 
 // File is an open, verified blob. The caller closes it.
 type File struct {
 	*os.File
 	Size int64
+	// Hits counts the opens of this file version by this process, the
+	// first included: a caller may keep often-read documents in memory.
+	Hits uint32
 }
 
 // Open opens d's blob, verifying its bytes the first time this process
@@ -88,22 +98,20 @@ func (s *Store) Open(d protocol.Digest) (*File, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := s.check(d, f, fi); err != nil {
+	hits, err := s.check(d, f, fi)
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &File{File: f, Size: fi.Size()}, nil
+	return &File{File: f, Size: fi.Size(), Hits: hits}, nil
 }
 
-// Stat returns the size of d's verified blob without opening it when this
-// process has verified the file already (HEAD and revalidation).
+// Stat returns the size of d's verified blob: from memory when this
+// process has verified a version of the file (HEAD and revalidation), else
+// by verifying it now.
 func (s *Store) Stat(d protocol.Digest) (int64, error) {
-	fi, err := os.Stat(s.Path(d))
-	if err != nil {
-		return 0, err
-	}
-	if s.verified.has(d, stamp(fi)) {
-		return fi.Size(), nil
+	if n, ok := s.verified.size(d); ok {
+		return n, nil
 	}
 	f, err := s.Open(d)
 	if err != nil {
@@ -114,27 +122,31 @@ func (s *Store) Stat(d protocol.Digest) (int64, error) {
 }
 
 // check verifies f (at offset 0) unless already verified, leaving the
-// offset at 0; a mismatching file is removed.
-func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) error {
+// offset at 0, and returns the opens counted; a mismatching file is
+// removed.
+func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, error) {
 	st := stamp(fi)
-	if s.verified.has(d, st) {
-		return nil
+	if hits, ok := s.verified.hit(d, st); ok {
+		return hits, nil
+	}
+	if fi.Size() > math.MaxUint32 {
+		return 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
 	}
 	h := sha1.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return err
+		return 0, err
 	}
 	if !bytes.Equal(h.Sum(nil), d[:]) {
 		// Only this file's name goes: a rewrite racing us has its own
 		// identity, and a wrong remove costs one refetch.
 		s.remove(d, fi.Size())
-		return fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
+		return 0, fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		return 0, err
 	}
-	s.verified.add(d, st)
-	return nil
+	s.verified.add(d, st, fi.Size())
+	return 1, nil
 }
 
 // Has reports whether d's file exists (unverified).
@@ -199,6 +211,7 @@ func (s *Store) Remove(d protocol.Digest) error {
 }
 
 func (s *Store) remove(d protocol.Digest, size int64) error {
+	s.verified.forget(d)
 	err := os.Remove(s.Path(d))
 	if err == nil && s.maxBytes > 0 {
 		s.used.Add(-size)

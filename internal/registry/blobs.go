@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"sync/atomic"
 	"time"
@@ -194,4 +195,25 @@ func (s *Service) WaitBlobs() {
 	if s.blobs.writer != nil {
 		s.blobs.writer.Wait()
 	}
+}
+
+// promoteHits is the number of opens after which a blob is also kept in
+// the memory cache: a hot document is then answered without a system
+// call, while a document read once never displaces one in the cache.
+const promoteHits = 2
+
+// Promote keeps an often-read blob in the memory cache and returns it as
+// a RawDocument; ok is false when it stays a file (read too rarely, no
+// cache, or too large for it). The caller still closes f.
+func (s *Service) Promote(d protocol.Digest, f *blobs.File) (*RawDocument, bool) {
+	if f.Hits < promoteHits || !s.cache.fits(f.Size) {
+		return nil, false
+	}
+	b := make([]byte, f.Size)
+	if _, err := io.ReadFull(f.File, b); err != nil {
+		return nil, false
+	}
+	doc := newRawDocument(d, b)
+	s.cache.put(doc)
+	return doc, true
 }
