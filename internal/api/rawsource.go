@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/agora-registry/registry/internal/blobs"
@@ -16,11 +17,22 @@ import (
 // store: the memory cache or the document's blob file. A body-less answer
 // (HEAD, 304) of a blob needs only its size, not an open file.
 type rawSource struct {
-	doc  *registry.RawDocument
-	file *blobs.File
-	size int64
-	d    protocol.Digest
+	doc *registry.RawDocument
+	// small is a blob read whole into buf (a smallBlobs buffer); file is
+	// a larger one, sent with sendfile.
+	small []byte
+	buf   *[]byte
+	file  *blobs.File
+	size  int64
+	d     protocol.Digest
 }
+
+// smallBlob is the largest blob read into memory to answer; larger ones
+// are sent from the file with sendfile. The corpus's documents (1-8 KB)
+// all fit.
+const smallBlob = 32 << 10
+
+var smallBlobs = sync.Pool{New: func() any { b := make([]byte, smallBlob); return &b }}
 
 // findRaw looks d up in the cache, then in the blob directory.
 func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
@@ -30,6 +42,19 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 	if r.Method == http.MethodHead || ifNoneMatch(r, d) {
 		n, ok := s.svc.BlobSize(d)
 		return rawSource{size: n, d: d}, ok
+	}
+	bp := smallBlobs.Get().(*[]byte)
+	small, doc, large, ok := s.svc.BlobRead(d, *bp)
+	switch {
+	case doc != nil:
+		smallBlobs.Put(bp)
+		return rawSource{doc: doc, d: d}, true
+	case ok:
+		return rawSource{small: small.Content, buf: bp, size: int64(len(small.Content)), d: d}, true
+	}
+	smallBlobs.Put(bp)
+	if !large {
+		return rawSource{}, false
 	}
 	f, ok := s.svc.BlobFile(d)
 	if !ok {
@@ -45,6 +70,9 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 func (src rawSource) close() {
 	if src.file != nil {
 		src.file.Close()
+	}
+	if src.buf != nil {
+		smallBlobs.Put(src.buf)
 	}
 }
 
@@ -70,8 +98,13 @@ func (src rawSource) write(w http.ResponseWriter, r *http.Request) (int, int64) 
 		return status, 0
 	}
 	etag := []string{`"` + src.d.Hex() + `"`}
-	if src.file != nil && r.Header["Range"] != nil {
-		return serveRange(w, r, etag, src.file)
+	if r.Header["Range"] != nil && r.Method == http.MethodGet {
+		switch {
+		case src.file != nil:
+			return serveRange(w, r, etag, src.file)
+		case src.small != nil:
+			return serveRange(w, r, etag, bytes.NewReader(src.small))
+		}
 	}
 	h := w.Header()
 	h["Etag"] = etag
@@ -84,7 +117,14 @@ func (src rawSource) write(w http.ResponseWriter, r *http.Request) (int, int64) 
 	h["Content-Type"] = rawContentTypeValues
 	h["Content-Length"] = []string{strconv.FormatInt(src.size, 10)}
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodGet || src.file == nil {
+	if r.Method != http.MethodGet {
+		return http.StatusOK, 0
+	}
+	if src.small != nil {
+		n, _ := w.Write(src.small)
+		return http.StatusOK, int64(n)
+	}
+	if src.file == nil {
 		return http.StatusOK, 0
 	}
 	n, _ := io.Copy(w, src.file.File)

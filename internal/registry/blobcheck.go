@@ -3,9 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"sync"
 
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/protocol"
@@ -125,6 +123,10 @@ func (s *Service) repairBlob(ctx context.Context, d protocol.Digest, what string
 	return s.blobs.files.Put(d, content)
 }
 
+// rebuildBatchBytes is how much content a rebuild writes between two
+// flushes of the file system.
+const rebuildBatchBytes = 16 << 20
+
 // RebuildBlobs writes a new blob directory from the store (every listed
 // document) and swaps it in for the old one; it returns the files written.
 func (s *Service) RebuildBlobs(ctx context.Context) (int, error) {
@@ -133,41 +135,30 @@ func (s *Service) RebuildBlobs(ctx context.Context) (int, error) {
 	}
 	n := 0
 	err := s.blobs.files.Replace(func(fresh *blobs.Store) error {
-		work := make(chan store.Entry)
 		var (
-			wg    sync.WaitGroup
-			mu    sync.Mutex
-			first error
+			batch []blobs.Item
+			bytes int
 		)
-		for range importBlobWriters {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for e := range work {
-					err := fresh.Put(e.Digest, e.Content)
-					mu.Lock()
-					if err != nil && first == nil {
-						first = fmt.Errorf("%s: %w", e.Digest.Hex(), err)
-					}
-					if err == nil {
-						n++
-					}
-					mu.Unlock()
-				}
-			}()
+		flush := func() error {
+			err := fresh.PutBatch(batch)
+			n += len(batch)
+			batch, bytes = batch[:0], 0
+			return err
 		}
 		err := s.store.Each(ctx, func(e store.Entry) error {
-			if !e.Withdrawn() {
-				work <- e
+			if e.Withdrawn() {
+				return nil
+			}
+			batch = append(batch, blobs.Item{Digest: e.Digest, Content: e.Content})
+			if bytes += len(e.Content); bytes >= rebuildBatchBytes {
+				return flush()
 			}
 			return nil
 		})
-		close(work)
-		wg.Wait()
 		if err != nil {
 			return err
 		}
-		return first
+		return flush()
 	})
 	return n, err
 }

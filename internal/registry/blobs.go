@@ -126,6 +126,30 @@ func (s *Service) BlobFile(d protocol.Digest) (f *blobs.File, ok bool) {
 	return f, true
 }
 
+// BlobRead reads d's verified blob into buf when it fits: ok as
+// BlobFile's, and large when the caller should use BlobFile instead. An
+// often-read document is promoted into the memory cache and returned as
+// doc (buf is then free again).
+func (s *Service) BlobRead(d protocol.Digest, buf []byte) (small blobs.Small, doc *RawDocument, large, ok bool) {
+	if !s.servable(d) {
+		return blobs.Small{}, nil, false, false
+	}
+	sm, err := s.blobs.files.ReadSmall(d, buf)
+	if errors.Is(err, blobs.ErrTooLarge) {
+		return blobs.Small{}, nil, true, false
+	}
+	if err != nil {
+		s.blobFailed(d, err)
+		return blobs.Small{}, nil, false, false
+	}
+	if sm.Hits >= promoteHits && s.cache.fits(int64(len(sm.Content))) {
+		doc := newRawDocument(d, append([]byte(nil), sm.Content...))
+		s.cache.put(doc)
+		return blobs.Small{}, doc, false, true
+	}
+	return sm, nil, false, true
+}
+
 // BlobSize is BlobFile for answers without a body (HEAD, 304): the size
 // of d's verified blob.
 func (s *Service) BlobSize(d protocol.Digest) (int64, bool) {
