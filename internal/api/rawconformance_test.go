@@ -157,6 +157,24 @@ func rawConformance(t *testing.T, st store.Store, cfg registry.Config, source st
 		"Content-Range": "bytes 2-5/" + strconv.Itoa(len(rawDocText)), "Content-Type": okHeaders["Content-Type"], "Etag": etag, "X-Content-Type-Options": "nosniff"}
 	check("Range", rangeHeaders, 206, rawDocText[2:6], "GET", "/protocol/"+d.Hex(), map[string]string{"Range": "bytes=2-5"})
 
+	// A document larger than the read buffer goes out with sendfile.
+	bigText := "# Big\n\n" + strings.Repeat("A line of a long document.\n", 2000)
+	big, err := svc.Publish(ctx, []byte(bigText), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.WaitBlobs()
+	b := big.Entry.Digest
+	bigHeaders := map[string]string{"Cache-Control": okHeaders["Cache-Control"], "Content-Length": strconv.Itoa(len(bigText)),
+		"Content-Type": okHeaders["Content-Type"], "Etag": `"` + b.Hex() + `"`, "X-Content-Type-Options": "nosniff"}
+	for range 3 { // read, verified read, promoted (cache source) read
+		check("big GET", bigHeaders, 200, bigText, "GET", "/protocol/"+b.Hex(), nil)
+	}
+	check("big HEAD", bigHeaders, 200, "", "HEAD", "/protocol/"+b.Hex(), nil)
+	bigRange := map[string]string{"Accept-Ranges": "bytes", "Cache-Control": okHeaders["Cache-Control"], "Content-Length": "10",
+		"Content-Range": "bytes 40000-40009/" + strconv.Itoa(len(bigText)), "Content-Type": okHeaders["Content-Type"], "Etag": `"` + b.Hex() + `"`, "X-Content-Type-Options": "nosniff"}
+	check("big Range", bigRange, 206, bigText[40000:40010], "GET", "/protocol/"+b.Hex(), map[string]string{"Range": "bytes=40000-40009"})
+
 	unknown := protocol.MustParseDigest("a9993e364706816aba3e25717850c26c9cd0d89d")
 	problem := func(status int, code string, method, u string, hdr map[string]string) {
 		t.Helper()

@@ -225,3 +225,57 @@ func TestWriter(t *testing.T) {
 		t.Fatal("c not written")
 	}
 }
+
+func TestPutBatch(t *testing.T) {
+	s := openStore(t, 0)
+	a, b := []byte("# A\n"), []byte("# B\n")
+	if err := s.PutBatch([]Item{{digestOf(a), a}, {digestOf(b), b}, {digestOf(a), a}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range [][]byte{a, b} {
+		if got, err := readAll(t, s, digestOf(doc)); err != nil || string(got) != string(doc) {
+			t.Fatalf("after PutBatch: %q, %v", got, err)
+		}
+	}
+	c := []byte("# C\n")
+	err := s.PutBatch([]Item{{digestOf(c), c}, {digestOf([]byte("other")), []byte("# D\n")}})
+	if !errors.Is(err, ErrMismatch) {
+		t.Fatalf("PutBatch with a mismatching item: %v", err)
+	}
+	var temps int
+	_ = filepath.WalkDir(s.Dir(), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name()[0] == '.' {
+			temps++
+		}
+		return nil
+	})
+	if s.Has(digestOf(c)) || temps != 0 {
+		t.Fatalf("a refused batch left files: c %v, temps %d", s.Has(digestOf(c)), temps)
+	}
+}
+
+func TestReadSmall(t *testing.T) {
+	s := openStore(t, 0)
+	doc := []byte("# Small\n\nBody.\n")
+	d := digestOf(doc)
+	if err := s.Put(d, doc); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	for want := uint32(1); want <= 2; want++ {
+		sm, err := s.ReadSmall(d, buf)
+		if err != nil || string(sm.Content) != string(doc) || sm.Hits != want {
+			t.Fatalf("ReadSmall: %q hits %d, %v", sm.Content, sm.Hits, err)
+		}
+	}
+	if _, err := s.ReadSmall(d, buf[:4]); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("ReadSmall into a small buffer: %v", err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(s.Path(d), []byte("# Smalx\n\nBody.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadSmall(d, buf); !errors.Is(err, ErrMismatch) || s.Has(d) {
+		t.Fatalf("ReadSmall of a rewritten file: %v (still there: %v)", err, s.Has(d))
+	}
+}
