@@ -58,8 +58,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
-	if err != nil {
+	if err != nil && embedded {
 		return err
+	}
+	if err != nil {
+		// On PostgreSQL the directory is only a cache: serve without it.
+		log.Warn("no blob directory; raw documents are served from the database", "error", err.Error())
+		files = nil
 	}
 	svc := registry.New(st, registry.Config{
 		PublicURL:        cfg.EffectivePublicURL(),
