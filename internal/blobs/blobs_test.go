@@ -172,12 +172,10 @@ func TestWalkSkipsAndCleansTempFiles(t *testing.T) {
 func TestCapEvicts(t *testing.T) {
 	const capBytes = 10 << 10
 	s := openStore(t, capBytes)
-	var ds []protocol.Digest
 	for i := 0; i < 40; i++ {
 		doc := make([]byte, 1<<10)
 		doc[0], doc[1] = byte(i), 'x'
 		d := digestOf(doc)
-		ds = append(ds, d)
 		if err := s.Put(d, doc); err != nil {
 			t.Fatal(err)
 		}
