@@ -60,6 +60,9 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		}
 		failed += rep.Failed
 	}
+	if err := files.Sync(); err != nil {
+		return fmt.Errorf("syncing the blob directory: %w", err)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d entries were not imported (listed above); everything else was", failed)
 	}

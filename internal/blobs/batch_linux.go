@@ -11,11 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// PutBatch is Put for many blobs with one flush of the file system
-// instead of two fsyncs per file (imports, rebuilds): every temp file is
-// written, the file system is synced once (syncfs), the files are renamed
-// into place and the file system is synced again for the directory
-// entries. A crash leaves each blob either absent or whole, as with Put.
+// PutBatch is Put for many blobs without an fsync per file (imports,
+// rebuilds): every temp file is written and renamed into place, and the
+// caller calls Sync once at the end. A killed process leaves each blob
+// absent or whole (rename is atomic); after a power loss before Sync a
+// file may hold garbage, which its first serve hashes and deletes, as it
+// would any damaged file.
 func (s *Store) PutBatch(items []Item) error {
 	type placed struct{ tmp, final string }
 	var (
@@ -58,9 +59,6 @@ func (s *Store) PutBatch(items []Item) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := syncFS(s.dir); err != nil {
-		return err
-	}
 	for i, p := range todo {
 		if err := os.Rename(p.tmp, p.final); err != nil {
 			todo = todo[i:]
@@ -69,11 +67,13 @@ func (s *Store) PutBatch(items []Item) error {
 	}
 	todo = nil
 	s.added(size)
-	return syncFS(s.dir)
+	return nil
 }
 
-// syncFS flushes the file system holding dir (syncfs(2)).
-func syncFS(dir string) error {
+// Sync flushes the file system holding the directory (syncfs(2)): what
+// PutBatch wrote is durable when it returns.
+func (s *Store) Sync() error {
+	dir := s.dir
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

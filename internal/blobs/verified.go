@@ -12,7 +12,7 @@ import (
 // a revalidation needs no system call at all (a document's size never
 // changes, and documents are never deleted, only withdrawn). It is a
 // fixed-size, set-associative table (verifiedSets × verifiedWays entries
-// of 24 bytes, 6 MiB; files are at most 4 GiB): memory does not grow with the store; past its
+// of 24 bytes, 3 MiB; files are at most 4 GiB): memory does not grow with the store; past its
 // capacity an evicted entry only costs one more hash.
 type verifiedSet struct {
 	locks [verifiedLocks]sync.Mutex
@@ -20,7 +20,7 @@ type verifiedSet struct {
 }
 
 const (
-	verifiedSets  = 1 << 16
+	verifiedSets  = 1 << 15
 	verifiedWays  = 4
 	verifiedLocks = 256
 )
@@ -33,7 +33,7 @@ type verifiedSlot struct {
 }
 
 func newVerifiedSet() *verifiedSet {
-	return &verifiedSet{slots: make([]verifiedSlot, verifiedSets*verifiedWays)}
+	return &verifiedSet{slots: allocSlots(verifiedSets * verifiedWays)}
 }
 
 // where returns the digest's tag and its set's first slot and lock.

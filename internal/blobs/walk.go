@@ -148,6 +148,9 @@ func (s *Store) Replace(fill func(*Store) error) error {
 	if err == nil {
 		err = fill(fresh)
 	}
+	if err == nil {
+		err = fresh.Sync()
+	}
 	if err != nil {
 		os.RemoveAll(next)
 		return err
@@ -161,7 +164,7 @@ func (s *Store) Replace(fill func(*Store) error) error {
 		return fmt.Errorf("blobs: the old directory is at %s: %w", old, err)
 	}
 	s.used.Store(fresh.used.Load())
-	if err := syncDir(filepath.Dir(s.dir)); err != nil {
+	if err := s.Sync(); err != nil {
 		return err
 	}
 	return os.RemoveAll(old)

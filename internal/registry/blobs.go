@@ -13,7 +13,7 @@ import (
 )
 
 // blobQueueBytes bounds the content waiting to be written as blobs.
-const blobQueueBytes = 8 << 20
+const blobQueueBytes = 2 << 20
 
 // blobState is the service's side of the blob directory: the files and
 // the withdrawn set that is checked before any file is served.
