@@ -39,7 +39,10 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 	if doc, ok := s.svc.CachedRaw(d); ok {
 		return rawSource{doc: doc, d: d}, true
 	}
-	if r.Method == http.MethodHead || ifNoneMatch(r, d) {
+	if ifNoneMatch(r, d) {
+		return rawSource{d: d}, s.svc.BlobExists(d)
+	}
+	if r.Method == http.MethodHead {
 		n, ok := s.svc.BlobSize(d)
 		return rawSource{size: n, d: d}, ok
 	}

@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -112,12 +113,31 @@ func (s *Store) Stat(d protocol.Digest) (int64, error) {
 	if n, ok := s.verified.size(d); ok {
 		return n, nil
 	}
+	bp := hashBuffers.Get().(*[]byte)
+	sm, err := s.ReadSmall(d, *bp)
+	hashBuffers.Put(bp)
+	if err == nil {
+		return int64(len(sm.Content)), nil
+	}
+	if !errors.Is(err, ErrTooLarge) {
+		return 0, err
+	}
 	f, err := s.Open(d)
 	if err != nil {
 		return 0, err
 	}
 	f.Close()
 	return f.Size, nil
+}
+
+// Exists reports whether d has a file, without verifying it: enough for a
+// revalidation, which sends no bytes (a file is only ever created for a
+// stored document, so even a damaged one proves the document exists).
+func (s *Store) Exists(d protocol.Digest) bool {
+	if _, ok := s.verified.size(d); ok {
+		return true
+	}
+	return s.Has(d)
 }
 
 // check verifies f (at offset 0) unless already verified, leaving the
@@ -132,7 +152,10 @@ func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, er
 		return 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
 	}
 	h := sha1.New()
-	if _, err := io.Copy(h, f); err != nil {
+	bp := hashBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(h, onlyReader{f}, *bp)
+	hashBuffers.Put(bp)
+	if err != nil {
 		return 0, err
 	}
 	if !bytes.Equal(h.Sum(nil), d[:]) {
@@ -243,6 +266,13 @@ func stampOf(size, mtimeNanos int64, ino uint64) uint64 {
 	x := uint64(size)*0x9e3779b97f4a7c15 ^ uint64(mtimeNanos) ^ ino*0xbf58476d1ce4e5b9
 	return x | 1 // 0 marks an empty slot
 }
+
+// hashBuffers are the buffers files are hashed through (32 KiB each).
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// onlyReader hides *os.File's WriteTo, so io.CopyBuffer uses the buffer
+// it is given instead of allocating one.
+type onlyReader struct{ io.Reader }
 
 // parseName reads a blob's file name; temp files and strays do not parse.
 func parseName(name string) (protocol.Digest, bool) {
