@@ -56,12 +56,13 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		rep, err := archive.ImportPath(ctx, docs, path, lim)
 		printImportReport(env.stdout, env.stderr, path, rep, time.Since(start))
 		if err != nil {
+			docs.Close()
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		failed += rep.Failed
 	}
-	if err := files.Sync(); err != nil {
-		return fmt.Errorf("syncing the blob directory: %w", err)
+	if err := docs.Close(); err != nil {
+		fmt.Fprintf(env.stderr, "warning: writing the blob files: %v (those documents are served from the database until first read)\n", err)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d entries were not imported (listed above); everything else was", failed)

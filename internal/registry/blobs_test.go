@@ -100,6 +100,9 @@ func TestImportFillsBlobsOfCreatedListedDocuments(t *testing.T) {
 	if _, err := docs.PutMany(ctx, []store.NewDocument{existing, fresh, tomb}); err != nil {
 		t.Fatal(err)
 	}
+	if err := docs.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if !files.Has(fresh.Document.Sums.SHA1) || files.Has(tomb.Document.Sums.SHA1) || files.Has(existing.Document.Sums.SHA1) {
 		t.Fatalf("blobs: fresh %v (want true), withdrawn %v, existing %v (want false: filled on first read)",
 			files.Has(fresh.Document.Sums.SHA1), files.Has(tomb.Document.Sums.SHA1), files.Has(existing.Document.Sums.SHA1))
