@@ -31,8 +31,15 @@ func TestBlobsAreFilledAndNeverServedWrong(t *testing.T) {
 	}
 	d := pub.Entry.Digest
 	svc.WaitBlobs()
+	if files.Has(d) {
+		t.Fatal("publish wrote a blob (the first read writes it)")
+	}
+	if _, err := svc.Raw(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	svc.WaitBlobs()
 	if !files.Has(d) {
-		t.Fatal("publish wrote no blob")
+		t.Fatal("the first read wrote no blob")
 	}
 	if _, ok := svc.BlobFile(d); ok {
 		t.Fatal("a blob was served before the withdrawn set was loaded")

@@ -28,7 +28,7 @@ type Config struct {
 	// the store (so a withdrawal through another replica shows); 0 = forever.
 	CacheTTL time.Duration
 	// Blobs, when set, is the blob directory raw fetches are served from
-	// (filled on publish and on a document's first read); nil: none.
+	// (filled by imports and by a document's first read); nil: none.
 	Blobs *blobs.Store
 	// Upstream, when set, is asked for documents the store lacks.
 	Upstream Upstream
@@ -123,8 +123,9 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 		return PublishResult{}, store.ErrWithdrawn.With(
 			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
 	}
-	// The digest was computed from these bytes, so they are verified.
-	s.fillBlob(e.Digest, nd.Document.Content)
+	// The blob is left to the document's first read: creating a file costs
+	// a publish more than the 10 % it may (docs/BENCHMARKS.md, "Blob
+	// directory"), and most documents are read later, if at all.
 	return PublishResult{Entry: e, Created: created}, nil
 }
 
