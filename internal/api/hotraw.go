@@ -16,9 +16,8 @@ const (
 
 // ServeHTTP is the server's entry point. A GET or HEAD of a raw document
 // the cache or the blob directory holds is answered here, beside the
-// router: the hot fetch is
-// the registry's most frequent request, and echo builds its middleware
-// chain anew for every request. Everything else, including every error
+// router: the raw fetch is the registry's most frequent request, and echo
+// builds its middleware chain anew for every request. Everything else, including every error
 // (a malformed hash, a miss, a withdrawn document, a rate-limited client),
 // goes through the router, so errors keep their one shape.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -32,8 +31,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Handler() http.Handler { return s }
 
 // serveHotRaw answers a raw document from the cache or its blob file
-// (rawSource) and reports whether it did;
-// when it did not, nothing was written. The answer is the router's to the
+// (rawSource) and reports whether it did; when it did not, nothing was
+// written. The answer is the router's to the
 // byte (writeRaw), with the same request id, metrics and log line.
 func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	start := time.Now()

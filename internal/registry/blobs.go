@@ -180,8 +180,10 @@ func (s *Service) blobFailed(d protocol.Digest, err error) {
 	}
 }
 
-// fillBlob queues content (verified against d by the caller) for d's
-// blob.
+// fillBlob queues content for d's blob (Put checks it against d). Reads
+// call it, publishes do not: creating a file costs a publish more than the
+// 10 % it may (docs/BENCHMARKS.md, "Blob directory"), and the first read
+// writes it off the request.
 func (s *Service) fillBlob(d protocol.Digest, content []byte) {
 	if s.blobs.writer != nil && !s.isWithdrawn(d) && !s.blobs.files.Has(d) {
 		s.blobs.writer.Queue(d, content)

@@ -123,9 +123,6 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 		return PublishResult{}, store.ErrWithdrawn.With(
 			"this protocol was withdrawn by an administrator and cannot be published again; publish a new version instead")
 	}
-	// The blob is left to the document's first read: creating a file costs
-	// a publish more than the 10 % it may (docs/BENCHMARKS.md, "Blob
-	// directory"), and most documents are read later, if at all.
 	return PublishResult{Entry: e, Created: created}, nil
 }
 
