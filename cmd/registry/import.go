@@ -10,6 +10,7 @@ import (
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 func init() {
@@ -36,16 +37,15 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := openStore(ctx, cfg.Database)
+	st, embedded, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
-	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	docs, err := importDocuments(st, embedded, cfg)
 	if err != nil {
 		return err
 	}
-	docs := registry.FillingBlobs(st, files)
 
 	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: *maxEntries, MaxArchiveBytes: *maxBytes,
 		Writers: importWriters(*writers, st.Engine()), Publisher: *publisher, KeepPublishers: *keepPublishers,
@@ -107,3 +107,29 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
 		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)
 }
+
+// blobFilling is what an import writes through: the store, filling a blob
+// directory or not.
+type blobFilling interface {
+	store.Documents
+	Close() error
+}
+
+// importDocuments fills the blob directory the server reads: on the
+// embedded store it is under the same --data-dir; on PostgreSQL only a
+// --blob-dir named explicitly is (the importing machine's ./data/blobs is
+// usually no replica's).
+func importDocuments(st store.Store, embedded bool, cfg config.Import) (blobFilling, error) {
+	if !embedded && cfg.BlobDir == "" {
+		return noBlobs{st}, nil
+	}
+	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	if err != nil {
+		return nil, err
+	}
+	return registry.FillingBlobs(st, files), nil
+}
+
+type noBlobs struct{ store.Documents }
+
+func (noBlobs) Close() error { return nil }
