@@ -96,6 +96,8 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 	}
 	if r.Status == store.StatusActive {
 		s.markActive(d)
+	} else {
+		s.markInactive(d, false) // again: a reload may have read the store before the change
 	}
 	return e, s.logStatusChange(ctx, d, r)
 }
