@@ -200,7 +200,9 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	env := []string{"REGISTRY_DATA_DIR=" + dataDir, "REGISTRY_DATABASE_URL="}
+	// The blob directory is named, so a PostgreSQL import fills the one the
+	// server reads (on its own it fills only the embedded store's).
+	env := []string{"REGISTRY_DATA_DIR=" + dataDir, "REGISTRY_DATABASE_URL=", "REGISTRY_BLOB_DIR=" + filepath.Join(dataDir, "blobs")}
 	// All load comes from one loopback client, so the per-client rate limits
 	// are off; request logs go to warn so the log file is not the bottleneck.
 	serveArgs := []string{"serve", "--data-dir", dataDir, "--open-publish", "--no-examples",

@@ -23,7 +23,8 @@ func engines(t *testing.T) map[string]func(t *testing.T) []string {
 	return map[string]func(t *testing.T) []string{
 		"sqlite": func(t *testing.T) []string { return []string{"--data-dir", t.TempDir()} },
 		"postgres": func(t *testing.T) []string {
-			return []string{"--database-url", pgtest.NewDatabase(t)}
+			// --data-dir holds the blob directory on PostgreSQL too.
+			return []string{"--database-url", pgtest.NewDatabase(t), "--data-dir", t.TempDir()}
 		},
 	}
 }
@@ -392,7 +393,7 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbName := strings.TrimPrefix(u.Path, "/")
-	srv := startServer(t, "--database-url", dsn)
+	srv := startServer(t, "--database-url", dsn, "--data-dir", t.TempDir())
 
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, admin)

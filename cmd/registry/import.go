@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 func init() {
@@ -29,11 +32,15 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := openStore(ctx, cfg.Database)
+	st, embedded, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
+	docs, err := importDocuments(st, embedded, cfg)
+	if err != nil {
+		return err
+	}
 
 	lim := archive.Limits{MaxDocumentBytes: cfg.MaxDocumentBytes, MaxEntries: cfg.MaxEntries, MaxArchiveBytes: int64(cfg.MaxArchiveBytes),
 		Writers: importWriters(cfg.Writers, st.Engine()), Publisher: cfg.Publisher, KeepPublishers: cfg.KeepPublishers,
@@ -41,12 +48,16 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	failed := 0
 	for _, path := range fs.Args() {
 		start := time.Now()
-		rep, err := archive.ImportPath(ctx, st, path, lim)
+		rep, err := archive.ImportPath(ctx, docs, path, lim)
 		printImportReport(env.stdout, env.stderr, path, rep, time.Since(start))
 		if err != nil {
+			docs.Close()
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		failed += rep.Failed
+	}
+	if err := docs.Close(); err != nil {
+		fmt.Fprintf(env.stderr, "warning: writing the blob files: %v (those documents are served from the database until first read)\n", err)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d entries were not imported (listed above); everything else was", failed)
@@ -93,3 +104,29 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
 		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)
 }
+
+// blobFilling is what an import writes through: the store, filling a blob
+// directory or not.
+type blobFilling interface {
+	archive.Target
+	Close() error
+}
+
+// importDocuments fills the blob directory the server reads: on the
+// embedded store it is under the same --data-dir; on PostgreSQL only a
+// --blob-dir named explicitly is (the importing machine's ./data/blobs is
+// usually no replica's).
+func importDocuments(st store.Store, embedded bool, cfg config.Import) (blobFilling, error) {
+	if !embedded && cfg.BlobDir == "" {
+		return noBlobs{st}, nil
+	}
+	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	if err != nil {
+		return nil, err
+	}
+	return registry.FillingBlobs(st, files), nil
+}
+
+type noBlobs struct{ store.Store }
+
+func (noBlobs) Close() error { return nil }

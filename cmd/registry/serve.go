@@ -11,6 +11,7 @@ import (
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
@@ -50,7 +51,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		cfg.Addr = ln.Addr().String()
 	}
 
-	st, _, err := openStore(ctx, cfg.Database)
+	st, embedded, err := openStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
@@ -69,16 +70,29 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	logDone := make(chan struct{})
 	go func() { tlog.Run(logCtx, translog.DefaultPollInterval); close(logDone) }()
 	defer func() { stopLog(); <-logDone }() // before the store closes
+	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
+	if err != nil && embedded {
+		return err
+	}
+	if err != nil {
+		// On PostgreSQL the directory is only a cache: serve without it.
+		log.Warn("no blob directory; raw documents are served from the database", "error", err.Error())
+		files = nil
+	}
 	svc := registry.New(st, registry.Config{
 		PublicURL:        cfg.EffectivePublicURL(),
 		MaxDocumentBytes: cfg.MaxDocumentBytes,
 		CacheBytes:       cfg.CacheBytes,
 		CacheTTL:         cfg.CacheTTL,
+		Blobs:            files,
 		Upstream:         up,
 		Logger:           log,
 		Log:              tlog,
 		MatchLLM:         matchLLM(cfg.MatchLLM, env.getenv),
 	})
+	if err := svc.RefreshInactive(ctx); err != nil {
+		return fmt.Errorf("reading the withdrawn documents: %w", err)
+	}
 	fol, err := followers(cfg, svc, st, log)
 	if err != nil {
 		return err

@@ -15,9 +15,9 @@ const (
 )
 
 // ServeHTTP is the server's entry point. A GET or HEAD of a raw document
-// the cache holds is answered here, beside the router: the hot fetch is
-// the registry's most frequent request, and echo builds its middleware
-// chain anew for every request. Everything else, including every error
+// the cache or the blob directory holds is answered here, beside the
+// router: the raw fetch is the registry's most frequent request, and echo
+// builds its middleware chain anew for every request. Everything else, including every error
 // (a malformed hash, a miss, a withdrawn document, a rate-limited client),
 // goes through the router, so errors keep their one shape.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -30,8 +30,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Handler is the server's http.Handler (the router behind the hot path).
 func (s *Server) Handler() http.Handler { return s }
 
-// serveHotRaw answers a cached raw document and reports whether it did;
-// when it did not, nothing was written. The answer is the router's to the
+// serveHotRaw answers a raw document from the cache or its blob file
+// (rawSource) and reports whether it did; when it did not, nothing was
+// written. The answer is the router's to the
 // byte (writeRaw), with the same request id, metrics and log line.
 func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	start := time.Now()
@@ -49,10 +50,11 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	doc, ok := s.svc.CachedRaw(d)
+	src, ok := s.findRaw(r, d)
 	if !ok {
 		return false
 	}
+	defer src.close()
 	// A refused client falls through to the router, which refuses it again
 	// with the usual 429 (a refusal takes no token, so none is spent twice).
 	if s.limit != nil && s.limit.AllowFrom(r, s.echo.IPExtractor(r)) != nil {
@@ -60,14 +62,10 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	}
 	id := requestIDFor(r)
 	w.Header()[canonicalRequestID] = []string{id}
-	status := writeRaw(w, r, doc)
+	status, size := src.write(w, r)
 	s.adoption.Fetched(d)
 	elapsed := time.Since(start)
 	s.metrics.observe(rawRoute, r.Method, status, elapsed)
-	size := int64(0)
-	if status == http.StatusOK && r.Method == http.MethodGet {
-		size = int64(len(doc.Content))
-	}
 	s.logRequest(r, id, rawRoute, status, size, elapsed, func() string { return s.echo.IPExtractor(r) })
 	return true
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"strings"
 
@@ -37,13 +38,31 @@ func (s *Server) rawByQuery(c echo.Context) error {
 // serveRaw answers the exact stored bytes. The document is looked up even
 // for a conditional request, so a withdrawn one answers 410, not 304.
 func (s *Server) serveRaw(c echo.Context, d protocol.Digest) error {
-	doc, err := s.svc.RawDocument(c.Request().Context(), d)
-	if err != nil {
-		return err
+	src, ok := s.findRaw(c.Request(), d)
+	if !ok {
+		doc, err := s.svc.RawDocument(c.Request().Context(), d)
+		if err != nil {
+			return err
+		}
+		src = rawSource{doc: doc, d: d}
 	}
-	writeRaw(c.Response(), c.Request(), doc)
+	defer src.close()
+	// The connection itself, so a file's body goes out with sendfile;
+	// echo's response has seen the status through WriteHeader.
+	src.write(responseWriter{c.Response()}, c.Request())
 	s.adoption.Fetched(d)
 	return nil
+}
+
+// responseWriter writes through echo's response (status and size are
+// recorded) but copies a file's body with the connection's ReadFrom; the
+// headers went out with the WriteHeader before the copy.
+type responseWriter struct{ *echo.Response }
+
+func (w responseWriter) ReadFrom(r io.Reader) (int64, error) {
+	n, err := io.Copy(w.Response.Writer, r)
+	w.Response.Size += n
+	return n, err
 }
 
 // Header values of every raw answer, shared read-only (capacity 1, see

@@ -5,6 +5,7 @@ package config
 // what the server would.
 type Import struct {
 	Database
+	Blobs
 	MaxDocumentBytes int
 	MaxEntries       int
 	MaxArchiveBytes  int
@@ -19,7 +20,7 @@ type Import struct {
 // --max-entries, --max-archive-bytes and --publisher are the archive
 // package's (cmd/registry's tests check they agree).
 func (c *Import) Options() []Option {
-	return append(c.Database.Options(),
+	return append(append(c.Database.Options(), c.Blobs.Options()...),
 		maxDocumentBytesOption(&c.MaxDocumentBytes),
 		Option{Flag: "max-entries", Default: "10000000", Usage: "most archive entries or .md files read before the import stops", Value: Count(&c.MaxEntries, 1, 1_000_000_000)},
 		Option{Flag: "max-archive-bytes", Default: "64GiB", Usage: "most uncompressed archive bytes read before the import stops", Value: Size(&c.MaxArchiveBytes, 1<<10, 1<<40)},

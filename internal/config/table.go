@@ -20,6 +20,8 @@ func RegistryCommands() []Command {
 		{"token revoke", (&Database{}).Options()},
 		{"export", (&Export{}).Options()},
 		{"import", (&Import{}).Options()},
+		{"blobs verify", (&BlobsCheck{}).VerifyOptions()},
+		{"blobs rebuild", (&BlobsCheck{}).Options()},
 		{"publish", (&Client{}).Options()},
 		{"get", (&Client{}).Options()},
 		{"withdraw", (&Withdraw{}).Options()},

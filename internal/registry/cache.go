@@ -90,11 +90,16 @@ func (c *rawCache) get(d protocol.Digest) (*RawDocument, bool) {
 	return it.doc, true
 }
 
+// fits reports whether a document of n bytes would be cached.
+func (c *rawCache) fits(n int64) bool {
+	return c != nil && c.maxBytes > 0 && n <= int64(c.maxBytes/8)
+}
+
 // put caches a document; callers must not modify it afterwards. A document
 // larger than an eighth of the cache is not cached, so one huge document
 // cannot flush everything else.
 func (c *rawCache) put(doc *RawDocument) {
-	if c == nil || c.maxBytes <= 0 || len(doc.Content) > c.maxBytes/8 {
+	if !c.fits(int64(len(doc.Content))) {
 		return
 	}
 	c.mu.Lock()

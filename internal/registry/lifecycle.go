@@ -85,11 +85,19 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 			return store.Entry{}, err
 		}
 	}
+	if r.Status == store.StatusDeprecated {
+		s.markInactive(d, false) // before: no blob answer without the headers
+	}
 	e, err = s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
 		Replacement: r.Replacement, Actor: actor(tok, e.Publisher)})
 	s.cache.remove(d)
 	if err != nil {
 		return e, err
+	}
+	if r.Status == store.StatusActive {
+		s.markActive(d)
+	} else {
+		s.markInactive(d, false) // again: a reload may have read the store before the change
 	}
 	return e, s.logStatusChange(ctx, d, r)
 }
@@ -148,6 +156,9 @@ func (s *Service) checkReplacement(ctx context.Context, d, repl protocol.Digest)
 func (s *Service) Withdraw(ctx context.Context, tok store.Token, d protocol.Digest, reason string) error {
 	_, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: store.StatusWithdrawn,
 		Message: CleanReason(reason), Actor: "admin:" + tok.Name})
+	if err == nil {
+		s.withdrawBlob(d)
+	}
 	s.cache.remove(d)
 	if err == nil {
 		s.logChanged() // the store queued the withdrawal's record

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
@@ -28,6 +29,9 @@ type Config struct {
 	// CacheTTL bounds how long a cached document is served without asking
 	// the store (so a withdrawal through another replica shows); 0 = forever.
 	CacheTTL time.Duration
+	// Blobs, when set, is the blob directory raw fetches are served from
+	// (filled by imports and by a document's first read); nil: none.
+	Blobs *blobs.Store
 	// Upstream, when set, is asked for documents the store lacks.
 	Upstream Upstream
 	// Logger receives warnings (a lying upstream); nil means slog.Default().
@@ -58,6 +62,7 @@ type Service struct {
 	replacing sync.Mutex
 	// rerankSlots bounds the match re-ranks in flight (MatchLLM.Concurrency).
 	rerankSlots chan struct{}
+	blobs       blobState
 	touchState
 }
 
@@ -69,9 +74,11 @@ func New(s store.Store, cfg Config) *Service {
 		log = slog.Default()
 	}
 	cfg.MatchLLM = cfg.MatchLLM.withDefaults()
-	return &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
+	svc := &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
 		rerankSlots: make(chan struct{}, cfg.MatchLLM.Concurrency),
 		touchState:  touchState{touched: map[int64]time.Time{}}}
+	svc.initBlobs()
+	return svc
 }
 
 // Ready reports whether the store answers (readiness probes).
@@ -177,6 +184,12 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	}
 	if err != nil {
 		return nil, err
+	}
+	// A first read (or one after a blob failed verification): the store's
+	// bytes are checked against d before they become a file. Only an
+	// active document's: the others are never answered from one.
+	if plainActive(lc) {
+		s.fillBlob(d, b)
 	}
 	doc := newRawDocument(d, b, lc, s.cfg.PublicURL)
 	s.cache.put(doc)

@@ -315,6 +315,11 @@ type Documents interface {
 	// (claims), each oldest first, so that claims, however many, never
 	// crowd out the publisher's own versions.
 	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	// Inactive calls fn for the digest of every entry that is withdrawn
+	// or not active (deprecated), in no particular order, saying which
+	// (the raw path's set of documents never answered from a blob file).
+	// It reads an index of those rows only.
+	Inactive(ctx context.Context, fn func(d protocol.Digest, withdrawn bool) error) error
 	// Withdraw tombstones an entry; withdrawing twice is not an error.
 	Withdraw(ctx context.Context, d protocol.Digest, reason string) error
 	// Tags counts listed entries per tag, most used first, at most limit.

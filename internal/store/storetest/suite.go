@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Get", func(t *testing.T) { testGet(t, open) })
 	t.Run("Metadata", func(t *testing.T) { testMetadata(t, open) })
 	t.Run("Withdraw", func(t *testing.T) { testWithdraw(t, open) })
+	t.Run("InactiveSet", func(t *testing.T) { testInactiveSet(t, open) })
 	t.Run("Import", func(t *testing.T) { testImport(t, open) })
 	t.Run("Resolve", func(t *testing.T) { testResolve(t, open) })
 	t.Run("ByPrefix", func(t *testing.T) { testByPrefix(t, open) })

@@ -46,7 +46,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 		runMixedLoad(t, d, "--data-dir", t.TempDir())
 	})
 	t.Run("postgres", func(t *testing.T) {
-		runMixedLoad(t, d, "--database-url", pgtest.NewDatabase(t))
+		runMixedLoad(t, d, "--database-url", pgtest.NewDatabase(t), "--data-dir", t.TempDir())
 	})
 }
 

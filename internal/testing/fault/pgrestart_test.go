@@ -52,7 +52,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	requireFaults(t)
 	pg := localCluster(t)
 	dsn := pgtest.NewDatabase(t)
-	srv := startServer(t, "--database-url", dsn)
+	srv := startServer(t, "--database-url", dsn, "--data-dir", t.TempDir())
 	c := newClient()
 	defer c.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/registry"
+)
+
+func init() {
+	register(command{name: "blobs", summary: "blobs verify [--repair] | rebuild: check or recreate the blob directory", run: blobsCmd})
+}
+
+func blobsCmd(ctx context.Context, env *environment, args []string) error {
+	const usage = "usage: registry blobs verify [--repair] | rebuild\n  verify   re-hash every blob file; report files that do not match, or belong to withdrawn or unknown documents (--repair: rewrite or remove them)\n  rebuild  write a new blob directory from the database and swap it in\n(database and blob flags go after the subcommand: registry blobs verify --data-dir DIR)"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(env.stdout, usage)
+		return nil
+	}
+	if len(args) == 0 || (args[0] != "verify" && args[0] != "rebuild") {
+		fmt.Fprintln(env.stderr, usage)
+		return errUsage
+	}
+	sub, args := args[0], args[1:]
+	var cfg config.BlobsCheck
+	opts := cfg.Options()
+	if sub == "verify" {
+		opts = cfg.VerifyOptions()
+	}
+	fs := flagSet(env, "blobs "+sub)
+	if err := parseFlags(env, fs, opts, args); err != nil {
+		return err
+	}
+	db, bc, repair := cfg.Database, cfg.Blobs, &cfg.Repair
+	st, _, err := openStore(ctx, db)
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer st.Close()
+	files, err := blobs.Open(bc.Dir(db), int64(bc.BlobCacheBytes))
+	if err != nil {
+		return err
+	}
+	svc := registry.New(st, registry.Config{Blobs: files})
+	if sub == "rebuild" {
+		n, err := svc.RebuildBlobs(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "rebuilt %s: %d files\n", files.Dir(), n)
+		return nil
+	}
+	c, err := svc.VerifyBlobs(ctx, *repair, func(p registry.BlobProblem) {
+		state := "found"
+		if p.Fixed {
+			state = "fixed"
+		}
+		fmt.Fprintf(env.stdout, "%s %s %s\n", state, p.What, p.Digest.Hex())
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "checked %d files (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown; %d fixed\n",
+		c.Files, c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.Repaired)
+	if c.Problems() > c.Repaired {
+		return fmt.Errorf("%d problems left (run with --repair)", c.Problems()-c.Repaired)
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+// Package blobs is the registry's content-addressed blob store on disk: the
+// exact bytes of every document as a file named by its SHA-1,
+// DIR/<first two hex>/<hex>, so raw fetches are served from the kernel's
+// page cache with sendfile. The database stays the source of truth: a
+// missing or damaged file is written again from it, and a file is only
+// ever written after its bytes hash to its name.
+package blobs
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agora-registry/registry/internal/protocol"
+)
+
+// ErrMismatch reports a file whose bytes do not hash to its name.
+var ErrMismatch = errors.New("blob does not match its hash")
+
+// tempPrefix starts the name of a file being written; such names never
+// parse as a digest, so a temp file left by a crash is never served.
+const tempPrefix = ".tmp-"
+
+// Store is a blob directory. It is safe for concurrent use.
+type Store struct {
+	dir      string
+	verified *verifiedSet
+	// maxBytes caps the directory (0: no cap); used is the bytes held
+	// (counted only when capped).
+	maxBytes int64
+	used     atomic.Int64
+	evicting atomic.Bool
+}
+
+// Open opens (creating it if needed) the blob directory dir. maxBytes
+// caps its size, evicting old files when exceeded; 0 means no cap.
+func Open(dir string, maxBytes int64) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("blobs: no directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("blobs: %w", err)
+	}
+	s := &Store{dir: filepath.Clean(dir), verified: newVerifiedSet(), maxBytes: maxBytes}
+	if maxBytes > 0 {
+		n, err := s.usage()
+		if err != nil {
+			return nil, err
+		}
+		s.used.Store(n)
+	}
+	return s, nil
+}
+
+// Dir is the blob directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Path is the file of digest d: dir/<first two hex>/<hex>.
+func (s *Store) Path(d protocol.Digest) string {
+	b := make([]byte, 0, len(s.dir)+2*protocol.DigestSize+4)
+	b = append(b, s.dir...)
+	b = append(b, '/')
+	b = hex.AppendEncode(b, d[:1])
+	b = append(b, '/')
+	b = hex.AppendEncode(b, d[:])
+	return string(b)
+}
+
+// File is an open, verified blob. The caller closes it.
+type File struct {
+	*os.File
+	Size int64
+	// Hits counts the opens of this file version by this process, the
+	// first included: a caller may keep often-read documents in memory.
+	Hits uint32
+}
+
+// Open opens d's blob, verifying its bytes the first time this process
+// sees this file (a later rewrite changes its identity, so is verified
+// again). A missing file gives fs.ErrNotExist; a file that fails
+// verification is deleted and gives ErrMismatch: it is never returned.
+func (s *Store) Open(d protocol.Digest) (*File, error) {
+	f, err := os.Open(s.Path(d))
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	hits, err := s.check(d, f, fi)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &File{File: f, Size: fi.Size(), Hits: hits}, nil
+}
+
+// Stat returns the size of d's verified blob: from memory when this
+// process has verified a version of the file (HEAD and revalidation), else
+// by verifying it now.
+func (s *Store) Stat(d protocol.Digest) (int64, error) {
+	if n, ok := s.verified.size(d); ok {
+		return n, nil
+	}
+	bp := hashBuffers.Get().(*[]byte)
+	sm, err := s.ReadSmall(d, *bp)
+	hashBuffers.Put(bp)
+	if err == nil {
+		return int64(len(sm.Content)), nil
+	}
+	if !errors.Is(err, ErrTooLarge) {
+		return 0, err
+	}
+	f, err := s.Open(d)
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	return f.Size, nil
+}
+
+// Exists reports whether d has a file, without verifying it: enough for a
+// revalidation, which sends no bytes (a file is only ever created for a
+// stored document, so even a damaged one proves the document exists).
+func (s *Store) Exists(d protocol.Digest) bool {
+	if _, ok := s.verified.size(d); ok {
+		return true
+	}
+	return s.Has(d)
+}
+
+// check verifies f (at offset 0) unless already verified, leaving the
+// offset at 0, and returns the opens counted; a mismatching file is
+// removed.
+func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, error) {
+	st := stamp(fi)
+	if hits, ok := s.verified.hit(d, st); ok {
+		return hits, nil
+	}
+	if fi.Size() > math.MaxUint32 {
+		return 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
+	}
+	h := sha1.New()
+	bp := hashBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(h, onlyReader{f}, *bp)
+	hashBuffers.Put(bp)
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.Equal(h.Sum(nil), d[:]) {
+		// Only this file's name goes: a rewrite racing us has its own
+		// identity, and a wrong remove costs one refetch.
+		s.remove(d, fi.Size())
+		return 0, fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	s.verified.add(d, st, fi.Size())
+	return 1, nil
+}
+
+// Has reports whether d's file exists (unverified).
+func (s *Store) Has(d protocol.Digest) bool {
+	_, err := os.Lstat(s.Path(d))
+	return err == nil
+}
+
+// Put writes content as d's blob unless it is there already: the bytes
+// must hash to d; they go to a temp file that is synced and renamed into
+// place, then the directory is synced, so a crash leaves either no file or
+// the whole one.
+func (s *Store) Put(d protocol.Digest, content []byte) error {
+	if s.Has(d) {
+		return nil
+	}
+	if sha1.Sum(content) != d {
+		return fmt.Errorf("%w: refusing to write %s", ErrMismatch, d.Hex())
+	}
+	dir := filepath.Dir(s.Path(d))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, tempPrefix+d.Hex()+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(content)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.Path(d))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	s.added(int64(len(content)))
+	return nil
+}
+
+// Remove deletes d's blob (withdrawal); a missing file is not an error.
+func (s *Store) Remove(d protocol.Digest) error {
+	fi, err := os.Lstat(s.Path(d))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.remove(d, fi.Size())
+}
+
+func (s *Store) remove(d protocol.Digest, size int64) error {
+	s.verified.forget(d)
+	err := os.Remove(s.Path(d))
+	if err == nil && s.maxBytes > 0 {
+		s.used.Add(-size)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// stamp identifies one version of a file: a rewrite (a new inode, a new
+// modification time or size) needs verifying again.
+func stamp(fi fs.FileInfo) uint64 {
+	return stampOf(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
+}
+
+func stampOf(size, mtimeNanos int64, ino uint64) uint64 {
+	x := uint64(size)*0x9e3779b97f4a7c15 ^ uint64(mtimeNanos) ^ ino*0xbf58476d1ce4e5b9
+	return x | 1 // 0 marks an empty slot
+}
+
+// hashBuffers are the buffers files are hashed through (32 KiB each).
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// onlyReader hides *os.File's WriteTo, so io.CopyBuffer uses the buffer
+// it is given instead of allocating one.
+type onlyReader struct{ io.Reader }
+
+// parseName reads a blob's file name; temp files and strays do not parse.
+func parseName(name string) (protocol.Digest, bool) {
+	if len(name) != 2*protocol.DigestSize {
+		return protocol.Digest{}, false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return protocol.Digest{}, false
+		}
+	}
+	d, err := protocol.ParseDigest(name)
+	return d, err == nil
+}

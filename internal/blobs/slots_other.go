@@ -1,0 +1,5 @@
+//go:build !unix
+
+package blobs
+
+func allocSlots(n int) []verifiedSlot { return make([]verifiedSlot, n) }

@@ -1,0 +1,6 @@
+-- The set of documents that are not plainly active (withdrawn or
+-- deprecated), which the raw path checks before serving a blob file, is
+-- read through this index: its size is the number of such rows, not the
+-- table's.
+CREATE INDEX documents_inactive ON documents (hex, withdrawn_at)
+    WHERE withdrawn_at IS NOT NULL OR status <> 'active';
