@@ -192,7 +192,9 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		lowest int // the lowest rank the phase reads
 		read   func(b *sqlBuilder, limit int) string
 	}{
-		{1, func(b *sqlBuilder, limit int) string { return headPhase(b, m, rank, hasCursor, cur, curDigest, limit) }},
+		{1, func(b *sqlBuilder, limit int) string {
+			return headPhase(b, m, len(q.Tags) > 0, rank, hasCursor, cur, curDigest, limit)
+		}},
 		{rankBody, func(b *sqlBuilder, limit int) string {
 			b.and("demoted = 0")
 			b.and("search @@ " + b.all(m))
@@ -228,13 +230,16 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 // rows as it lists, plus the withdrawn and demoted ones it skips. Whether
 // the words are one lexeme is decided in the statement, folded into a
 // constant when it is planned for its words, so only one branch runs.
-func headPhase(b *sqlBuilder, m store.Match, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
-	base := b.whereSQL() // withdrawn_at, tags: columns of documents alone
+// With a tag filter the sort stays: its bitmap of head matches and tags
+// is cheap for a rare tag, where the ordered walk would read every head
+// match and skip most.
+func headPhase(b *sqlBuilder, m store.Match, tagged bool, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
+	base := b.whereSQL() // withdrawn_at: a column of documents alone
 	var cursorArgs string
 	if hasCursor && rank > rankBody {
 		cursorArgs = b.arg(rank) + "::int, " + b.arg(time.UnixMicro(cur.Time)) + "::timestamptz, " + b.arg(curDigest) + "::bytea"
 	}
-	if len(m.Groups) != 1 {
+	if len(m.Groups) != 1 || tagged {
 		return sortedHead(b, m, cursorArgs, "true") + fmt.Sprintf(" LIMIT %d", limit)
 	}
 	spelled := make([]string, len(m.Groups[0]))
