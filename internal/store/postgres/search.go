@@ -190,19 +190,21 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	var rows []searchRow
 	for _, phase := range []struct {
 		lowest int // the lowest rank the phase reads
-		read   func(b *sqlBuilder) string
+		read   func(b *sqlBuilder, limit int) string
 	}{
-		{1, func(b *sqlBuilder) string { return headPhase(b, m, rank, hasCursor, cur, curDigest) }},
-		{rankBody, func(b *sqlBuilder) string {
+		{1, func(b *sqlBuilder, limit int) string {
+			return headPhase(b, m, len(q.Tags) > 0, rank, hasCursor, cur, curDigest, limit)
+		}},
+		{rankBody, func(b *sqlBuilder, limit int) string {
 			b.and("demoted = 0")
 			b.and("search @@ " + b.all(m))
 			b.and("NOT head @@ " + b.any(m))
-			return newestPhase(b, rank == rankBody && hasCursor, cur, curDigest)
+			return newestPhase(b, rank == rankBody && hasCursor, cur, curDigest, limit)
 		}},
-		{rankDemoted, func(b *sqlBuilder) string {
+		{rankDemoted, func(b *sqlBuilder, limit int) string {
 			b.and("demoted <> 0")
 			b.and("search @@ " + b.all(m))
-			return newestPhase(b, rank == rankDemoted && hasCursor, cur, curDigest)
+			return newestPhase(b, rank == rankDemoted && hasCursor, cur, curDigest, limit)
 		}},
 	} {
 		if phase.lowest > rank || len(rows) == want {
@@ -210,7 +212,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		}
 		b := newBuilder()
 		b.tags(q.Tags)
-		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, phase.read(b)+fmt.Sprintf(" LIMIT %d", want-len(rows)), b.args)
+		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, phase.read(b, want-len(rows)), b.args)
 		if err != nil {
 			return nil, err
 		}
@@ -220,21 +222,56 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 }
 
 // headPhase selects ranks 3 to 1: live rows with a query word in head,
-// ranked from head and sorted (the tier of a row depends on the query, so
-// no index holds it; the candidates are the rows whose head has a query
-// word). With one group, a word in head is a match; with more, every group
-// must match somewhere (search).
-func headPhase(b *sqlBuilder, m store.Match, rank int, hasCursor bool, cur store.Cursor, curDigest []byte) string {
+// ranked from head. With several query words the rank depends on which
+// words a head holds, so the head's matches are ranked and sorted. When the
+// query's words come to one lexeme (one word, its prefix expansions
+// stemming alike), its rank is that of the lexeme alone, and search_head
+// (migration 000014) holds the rows in page order: the page reads as many
+// rows as it lists, plus the withdrawn and demoted ones it skips. Whether
+// the words are one lexeme is decided in the statement, folded into a
+// constant when it is planned for its words, so only one branch runs.
+// With a tag filter the sort stays: its bitmap of head matches and tags
+// is cheap for a rare tag, where the ordered walk would read every head
+// match and skip most.
+func headPhase(b *sqlBuilder, m store.Match, tagged bool, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
+	base := b.whereSQL() // withdrawn_at: a column of documents alone
+	var cursorArgs string
+	if hasCursor && rank > rankBody {
+		cursorArgs = b.arg(rank) + "::int, " + b.arg(time.UnixMicro(cur.Time)) + "::timestamptz, " + b.arg(curDigest) + "::bytea"
+	}
+	if len(m.Groups) != 1 || tagged {
+		return sortedHead(b, m, cursorArgs, "true") + fmt.Sprintf(" LIMIT %d", limit)
+	}
+	spelled := make([]string, len(m.Groups[0]))
+	for i, w := range m.Groups[0] {
+		spelled[i] = b.arg(w) + "::text"
+	}
+	lexemes := "tsvector_to_array(to_tsvector(" + textSearchConfig + ", " + strings.Join(spelled, " || ' ' || ") + "))"
+	after := "true"
+	if cursorArgs != "" {
+		after = "(tier, at, doc) < (" + cursorArgs + ")"
+	}
+	ordered := `SELECT ` + entryColumns + `, tier::int AS rank FROM search_head JOIN documents ON digest = doc WHERE cardinality(` + lexemes +
+		`) = 1 AND lexeme = (` + lexemes + `)[1] AND ` + after + ` AND ` + base + ` AND demoted = 0 ORDER BY tier DESC, at DESC, doc DESC`
+	sorted := sortedHead(b, m, cursorArgs, "cardinality("+lexemes+") <> 1")
+	return fmt.Sprintf(`SELECT * FROM ((%[1]s LIMIT %[3]d) UNION ALL (%[2]s LIMIT %[3]d)) AS head ORDER BY rank DESC, %[4]s LIMIT %[3]d`,
+		ordered, sorted, limit, newestOrder)
+}
+
+// sortedHead ranks and sorts the live rows with a query word in head.
+// With one group, a word in head is a match; with more, every group must
+// match somewhere (search). only further restricts the rows.
+func sortedHead(b *sqlBuilder, m store.Match, cursorArgs, only string) string {
 	anyWord := b.any(m)
 	b.and("demoted = 0")
 	b.and("head @@ " + anyWord)
 	if len(m.Groups) > 1 {
 		b.and("search @@ " + b.all(m))
 	}
+	b.and(only)
 	after := "true"
-	if hasCursor && rank > rankBody {
-		after = "(rank, created_at, digest) < (" + b.arg(rank) + "::int, " + b.arg(time.UnixMicro(cur.Time)) +
-			"::timestamptz, " + b.arg(curDigest) + "::bytea)"
+	if cursorArgs != "" {
+		after = "(rank, created_at, digest) < (" + cursorArgs + ")"
 	}
 	return `SELECT ` + entryColumns + `, rank FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(headRank, anyWord) +
 		` AS rank FROM documents WHERE ` + b.whereSQL() + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
@@ -242,11 +279,11 @@ func headPhase(b *sqlBuilder, m store.Match, rank int, hasCursor bool, cur store
 
 // newestPhase selects b's rows in newest order, after the cursor when it
 // points into this phase.
-func newestPhase(b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte) string {
+func newestPhase(b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
 	if fromCursor {
 		b.afterNewest(cur, curDigest)
 	}
-	return `SELECT ` + entryColumns + ` FROM documents WHERE ` + b.whereSQL() + ` ORDER BY ` + newestOrder
+	return `SELECT ` + entryColumns + ` FROM documents WHERE ` + b.whereSQL() + ` ORDER BY ` + newestOrder + fmt.Sprintf(" LIMIT %d", limit)
 }
 
 // searchRow is one result and the cursor that points after it.
