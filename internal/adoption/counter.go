@@ -5,8 +5,11 @@
 package adoption
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,7 +138,12 @@ func (c *Counter) Flush(ctx context.Context) error {
 		}
 		batch = batch[:0]
 	}
-	for _, d := range deltas {
+	// In hash order: each batch then touches neighbouring index pages
+	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
+	ordered := slices.SortedFunc(maps.Values(deltas), func(a, b store.AdoptionDelta) int {
+		return bytes.Compare(a.Digest[:], b.Digest[:])
+	})
+	for _, d := range ordered {
 		if batch = append(batch, d); len(batch) == store.MaxAdoptionBatch {
 			write()
 		}
