@@ -9,9 +9,7 @@ import (
 	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
-func openPostgres(t *testing.T) store.Store { return openPostgresTB(t) }
-
-func openPostgresTB(t testing.TB) store.Store {
+func openPostgres(t *testing.T) store.Store {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
 	if err != nil {

@@ -1,5 +1,7 @@
 // Package registry is the registry's business layer: publishing, reading,
-// searching and withdrawing protocol documents, and API tokens. Transports
+// searching and withdrawing protocol documents, their lifecycle and
+// versions, publishers and API tokens, domain verification, mirroring from
+// upstream registries and task match. Transports
 // (the HTTP API, HTML pages, the CLI) call it; it calls a store.Store.
 package registry
 

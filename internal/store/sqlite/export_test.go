@@ -4,17 +4,16 @@ import (
 	"context"
 )
 
-// ExecWrite runs a statement on the write connection, for measurements
-// that change engine settings.
+// ExecWrite runs a statement on the write connection, for tests that
+// change engine settings.
 func (s *Store) ExecWrite(ctx context.Context, query string, args ...any) error {
 	_, err := s.write.ExecContext(ctx, query, args...)
 	return err
 }
 
-// ResolvePlan is SQLite's query plan for the batch resolve query, one
-// detail line per step.
-func (s *Store) ResolvePlan(ctx context.Context) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+resolveQuery, "[]")
+// queryPlan is SQLite's query plan for query, one detail line per step.
+func (s *Store) queryPlan(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -31,21 +30,17 @@ func (s *Store) ResolvePlan(ctx context.Context) ([]string, error) {
 	return plan, rows.Err()
 }
 
-// PrefixPlan is SQLite's query plan for the prefix lookup.
+// ResolvePlan is the query plan of the batch resolve query.
+func (s *Store) ResolvePlan(ctx context.Context) ([]string, error) {
+	return s.queryPlan(ctx, resolveQuery, "[]")
+}
+
+// PrefixPlan is the query plan of the prefix lookup.
 func (s *Store) PrefixPlan(ctx context.Context) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+prefixQuery, "a", "b", 1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			return nil, err
-		}
-		plan = append(plan, detail)
-	}
-	return plan, rows.Err()
+	return s.queryPlan(ctx, prefixQuery, "a", "b", 1)
+}
+
+// CatalogPlan is the query plan of a latest-only catalog window.
+func (s *Store) CatalogPlan(ctx context.Context) ([]string, error) {
+	return s.queryPlan(ctx, catalogWindowSQL, true, "", int64(1<<62), afterEveryHex, 50)
 }

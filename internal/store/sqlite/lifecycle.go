@@ -121,11 +121,11 @@ func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]store.Entry, 
 	return s.queryEntries(ctx, lineageSQL, d.Hex(), store.MaxLineage)
 }
 
-// catalogWindowSQL reads a window of positions newest first; %s is the
-// publisher condition. keep is the latest-only test: no listed successor
+// catalogWindowSQL reads a window of positions newest first; ?2 is the
+// publisher or empty. keep is the latest-only test: no listed successor
 // by the same publisher (documents_supersedes_own).
 const catalogWindowSQL = `SELECT d.created_at, d.hex,
-		CASE WHEN ?1 THEN NOT EXISTS (SELECT 1 FROM documents s INDEXED BY documents_supersedes_own
+		CASE WHEN ?1 THEN NOT EXISTS (SELECT 1 FROM documents s
 			WHERE s.supersedes = d.hex AND s.publisher = d.publisher AND s.withdrawn_at IS NULL) ELSE 1 END
 	FROM documents d
 	WHERE d.withdrawn_at IS NULL AND (?2 = '' OR d.publisher = ?2) AND (d.created_at, d.hex) < (?3, ?4)

@@ -10,9 +10,9 @@ import (
 // prefixQuery scans documents_resolve, which holds every column the answer
 // needs, between the prefix's lowest and highest hex digest (hex is stored
 // lower-case and compared bytewise); LIMIT stops the scan after the rows
-// asked.
+// asked. TestPrefixLookupSearchesTheDigestIndex holds the planner to it.
 const prefixQuery = `SELECT d.hex, d.title, d.withdrawn_at IS NOT NULL
-	FROM documents AS d INDEXED BY documents_resolve
+	FROM documents AS d
 	WHERE d.hex BETWEEN ? AND ? ORDER BY d.hex LIMIT ?`
 
 // ByPrefix lists the entries whose digest starts with p.

@@ -31,3 +31,16 @@ func TestPrefixLookupSearchesTheDigestIndex(t *testing.T) {
 		t.Fatalf("prefix plan is not a range search of documents_resolve:\n%s", joined)
 	}
 }
+
+// The latest-only catalog asks, per listed row, whether a successor by the
+// same publisher exists: an index probe, never a scan.
+func TestCatalogProbesTheSuccessorIndex(t *testing.T) {
+	plan, err := openTemp(t).CatalogPlan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "\n")
+	if !strings.Contains(joined, "SEARCH s USING INDEX documents_supersedes_own (supersedes=? AND publisher=?)") {
+		t.Fatalf("catalog plan does not probe documents_supersedes_own:\n%s", joined)
+	}
+}

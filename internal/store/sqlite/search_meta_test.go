@@ -217,20 +217,10 @@ func TestTagListingReadsTheTagInOrder(t *testing.T) {
 	for _, q := range []store.Query{{Tags: []string{"a"}}, {Tags: []string{"a", "b"}}, {Tags: []string{"a"}, Cursor: "x"}} {
 		q, _ = q.Normalize()
 		query, args := listQuery(q, store.Match{}, store.Cursor{Time: 1, Hex: "00"}, q.Cursor != "")
-		rows, err := s.read.Query("EXPLAIN QUERY PLAN "+query, args...)
+		plan, err := s.queryPlan(context.Background(), query, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
 		joined := strings.Join(plan, " | ")
 		if !strings.Contains(joined, "document_tags_newest") || strings.Contains(joined, "TEMP B-TREE") {
 			t.Fatalf("tags %v: plan %q, want a walk of document_tags_newest without a sort", q.Tags, joined)

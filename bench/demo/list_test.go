@@ -1,4 +1,4 @@
-package demo
+package demobench
 
 import (
 	"bytes"
@@ -7,14 +7,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
+	storebench "github.com/agora-registry/registry/bench/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
-	"github.com/agora-registry/registry/internal/store/storetest"
 	"github.com/agora-registry/registry/internal/testing/security"
 )
 
@@ -24,13 +21,13 @@ import (
 // registry and the discarding client) and, on PostgreSQL, the database
 // backends'. Docs: docs/benchmarks/demo-list.md.
 //
-//	go test -run '^$' -bench DemoList -benchtime 200x ./internal/testing/demo/
+//	cd bench && go test -run '^$' -bench DemoList -benchtime 200x ./demo/
 func BenchmarkDemoList(b *testing.B) {
 	const listedDocs = 1000
 	for _, engine := range security.Engines {
 		b.Run(engine, func(b *testing.B) {
 			s := security.Start(b, security.Options{Engine: engine})
-			seed(b, s.Store, listedDocs)
+			storebench.Seed(b, s.Store, listedDocs)
 			var pids []int
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 			var body bytes.Buffer
@@ -54,44 +51,17 @@ func BenchmarkDemoList(b *testing.B) {
 				pids = clientBackends(b, pg)
 			}
 			b.ResetTimer()
-			cpu0, db0 := processCPU(), backendCPU(pids)
+			cpu0, db0 := storebench.ProcessCPU(), backendCPU(pids)
 			listed := 0
 			for range b.N {
 				listed += get()
 			}
 			b.StopTimer()
 			items := float64(listed)
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/items*100, "proc-µs/100items")
+			b.ReportMetric(float64((storebench.ProcessCPU()-cpu0).Microseconds())/items*100, "proc-µs/100items")
 			b.ReportMetric(float64((backendCPU(pids)-db0).Microseconds())/items*100, "db-µs/100items")
 		})
 	}
-}
-
-func seed(b *testing.B, st store.Store, n int) {
-	b.Helper()
-	var batch []store.NewDocument
-	for i := range n {
-		doc, err := protocol.Prepare(storetest.GenerateDocument(i), 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		batch = append(batch, store.NewDocument{Document: doc})
-		if len(batch) == 500 || i == n-1 {
-			if _, err := st.PutMany(context.Background(), batch); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[:0]
-		}
-	}
-}
-
-// processCPU is this process's user + system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // clientBackends are the server processes of the database's client
