@@ -18,6 +18,8 @@ func TestMistypedFlagIsOneLineWithASuggestion(t *testing.T) {
 		{[]string{"import", "--max-document-byte", "1", "x"}, "registry import: unknown flag --max-document-byte (did you mean --max-document-bytes?)", "usage: registry import [flags] ARCHIVE|DIR..."},
 		{[]string{"healthcheck", "--cache-ttl", "1m"}, "registry healthcheck: unknown flag --cache-ttl\n", "usage: registry healthcheck"},
 		{[]string{"serve", "--open-publish=yes"}, `registry serve: invalid boolean value "yes" for --open-publish: want true or false`, "usage: registry [serve] [flags]"},
+		{[]string{"serve", "--rate-burst", "1KiB"}, `registry serve: invalid value "1KiB" for --rate-burst: want a whole number`, "usage: registry [serve] [flags]"},
+		{[]string{"get", "--server"}, `registry get: flag needs an argument: --server`, "usage: registry get"},
 	} {
 		_, stderr, err := runCLI(t, nil, nil, tc.args...)
 		if code := exitCode(err); code != 2 || !strings.HasPrefix(stderr, tc.want) {
