@@ -9,15 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestQuickStartBuildsAsAnExternalModule writes the README's quick start,
-// unchanged, into a module of its own that requires this one through a
-// replace directive, builds it with the go command, runs it, and sends it
-// the Weather Protocol: what a developer following the README gets.
+// unchanged, into a module of its own, runs the README's `go mod` steps
+// there (the replace pointing at this directory), builds it with the go
+// command, runs it, and sends it the Weather Protocol: what a developer
+// following the README gets.
 func TestQuickStartBuildsAsAnExternalModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with the go command")
@@ -31,21 +33,42 @@ func TestQuickStartBuildsAsAnExternalModule(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("README.md has no quick start block")
 	}
+	_, steps, ok := strings.Cut(string(readme), "<!-- quickstart-steps -->\n```sh\n")
+	steps, _, ok2 = strings.Cut(steps, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no quick start steps block")
+	}
+	port := regexp.MustCompile(`addr := "127\.0\.0\.1:(\d+)"`).FindStringSubmatch(block)
+	if port == nil || !strings.Contains(steps, "curl -s 127.0.0.1:"+port[1]+"/") || strings.Contains(steps, ":8080") {
+		t.Errorf("the steps' curl commands do not use the program's port %v (8080 is the registry's)", port)
+	}
 	here, _ := filepath.Abs(".")
 	dir := t.TempDir()
+	// Offline, the checksums a reader gets from sum.golang.org come from
+	// this module's go.sum.
 	sum, _ := os.ReadFile("go.sum")
-	mod := "module example.com/weather\n\ngo 1.26\n\nrequire github.com/agora-registry/registry/agora v0.1.0\n\nreplace github.com/agora-registry/registry/agora => " + here + "\n"
-	for name, body := range map[string][]byte{"main.go": []byte(block), "go.mod": []byte(mod), "go.sum": sum} {
+	for name, body := range map[string][]byte{"main.go": []byte(block), "go.sum": sum} {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The steps up to `go run`, the clone's path being this directory;
+	// offline, so the dependencies come from the module cache.
+	var script []string
+	for _, l := range strings.Split(strings.ReplaceAll(steps, "\\\n", ""), "\n") {
+		if strings.HasPrefix(l, "go mod ") {
+			script = append(script, strings.ReplaceAll(l, "$HOME/src/registry/agora", here))
+		}
+	}
 	bin := filepath.Join(dir, "weather")
-	build := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the quick start: %v\n%s", err, out)
+	script = append(script, "go build -o "+bin+" .")
+	for _, l := range script {
+		cmd := exec.Command("sh", "-c", l)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("quick start step %q: %v\n%s", l, err, out)
+		}
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

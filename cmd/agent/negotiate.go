@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -85,7 +86,7 @@ func negotiate(ctx context.Context, client *http.Client, llm agora.Completer, ta
 	if err != nil {
 		return agora.Candidate{}, nil, false, fmt.Errorf("negotiation with %s: %w", target, err)
 	}
-	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %d rounds\n", agreed.Digest.Hex(), protocol.CleanTitle(agreed.Meta.Name), agreed.Rounds)
+	fmt.Fprintf(os.Stderr, "negotiated protocol %s (%s) in %s\n", agreed.Digest.Hex(), protocol.CleanTitle(agreed.Meta.Name), plural.Of(agreed.Rounds, "round"))
 	if !publish {
 		regs = nil
 	}

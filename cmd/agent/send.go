@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/agent"
 	"github.com/agora-registry/registry/internal/cli"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -103,7 +105,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 	case *natural:
 		fmt.Fprintln(std.Stderr, "no protocol chosen: sending natural language")
 	default:
-		return fmt.Errorf("%w (give --protocol, or --natural for a natural-language request)", err)
+		return noProtocolError(wk, candidates, err)
 	}
 	reply, err := agora.Send(ctx, client, *to, tx)
 	return printReply(std, reply, err)
@@ -198,4 +200,25 @@ func printReply(std *cli.IO, r agora.Reply, err error) error {
 		return fmt.Errorf("status: %s, error: %s", r.Status, msg)
 	}
 	return nil
+}
+
+// noProtocolError says in one line why nothing can be sent and what to
+// give instead, rather than the chooser's error chain.
+func noProtocolError(wk agora.WellKnownInfo, candidates []agora.Candidate, err error) error {
+	const instead = "give --protocol FILE|HASH (a document or hash to speak), --speaking HASH to find a target that speaks one, or --natural to send natural language"
+	if len(candidates) == 0 {
+		return errors.New("no protocol to send with: " + instead)
+	}
+	var refused []string
+	for _, c := range candidates {
+		if wk.Unsupported[c.Digest] {
+			refused = append(refused, c.Digest.Hex())
+		}
+	}
+	if len(refused) == len(candidates) {
+		return fmt.Errorf("the target marks %s unsupported: %s", strings.Join(refused, ", "), instead)
+	}
+	// The LLM's verdict, without the chooser's prefix.
+	detail := strings.TrimPrefix(err.Error(), agora.ErrNoProtocol.Error()+": ")
+	return fmt.Errorf("no usable protocol among %s (%s): %s", plural.Of(len(candidates), "candidate"), detail, instead)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/agent"
 	"github.com/agora-registry/registry/internal/cli"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -111,7 +112,7 @@ func pickSpeaker(ctx context.Context, std *cli.IO, hc *http.Client, regs []*agor
 		return s, nil
 	}
 	if len(found) > 0 {
-		return speaker{}, fmt.Errorf("none of the %d agents listed as speaking %s answered with it (tried %d)", len(found), d.Hex(), min(len(found), maxSpeakingTries))
+		return speaker{}, fmt.Errorf("none of the %s listed as speaking %s answered with it (tried %d)", plural.Of(len(found), "agent"), d.Hex(), min(len(found), maxSpeakingTries))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return speaker{}, fmt.Errorf("asking the registries for agents speaking %s: %w", d.Hex(), err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -49,7 +50,7 @@ func blobsCmd(ctx context.Context, env *environment, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "rebuilt %s: %d files\n", files.Dir(), n)
+		fmt.Fprintf(env.stdout, "rebuilt %s: %s\n", files.Dir(), plural.Of(n, "file"))
 		return nil
 	}
 	c, err := svc.VerifyBlobs(ctx, *repair, func(p registry.BlobProblem) {
@@ -62,10 +63,10 @@ func blobsCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "checked %d files (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown; %d fixed\n",
-		c.Files, c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.Repaired)
+	fmt.Fprintf(env.stdout, "checked %s (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown; %d fixed\n",
+		plural.Of(c.Files, "file"), c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.Repaired)
 	if c.Problems() > c.Repaired {
-		return fmt.Errorf("%d problems left (run with --repair)", c.Problems()-c.Repaired)
+		return fmt.Errorf("%s left (run with --repair)", plural.Of(c.Problems()-c.Repaired, "problem"))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agora-registry/registry/internal/archive"
 	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/plural"
 )
 
 func init() {
@@ -88,5 +89,5 @@ func exportToFile(ctx context.Context, st archive.Exporter, path string) (archiv
 }
 
 func reportExport(w io.Writer, sum archive.Summary, to string) {
-	fmt.Fprintf(w, "exported %d documents (%d withdrawn, %d bytes of documents) to %s\n", sum.Documents, sum.Withdrawn, sum.Bytes, to)
+	fmt.Fprintf(w, "exported %s (%d withdrawn, %d bytes of documents) to %s\n", plural.Of(sum.Documents, "document"), sum.Withdrawn, sum.Bytes, to)
 }

@@ -164,7 +164,7 @@ func TestImportTrustFlags(t *testing.T) {
 		t.Fatalf("export: %v %s", err, errOut)
 	}
 	out, errOut, err := runCLI(t, nil, nil, "import", "--data-dir", dataC, arc)
-	if err != nil || !strings.Contains(out, "0 withdrawn, 1 withdrawals not applied") || !strings.Contains(errOut, "--apply-withdrawals") {
+	if err != nil || !strings.Contains(out, "0 withdrawn, 1 withdrawal not applied") || !strings.Contains(errOut, "--apply-withdrawals") {
 		t.Fatalf("import over a live document: %v\n%s%s", err, out, errOut)
 	}
 	publisherIn(dataC) // still listed
@@ -228,7 +228,7 @@ func TestImportKeepLifecycle(t *testing.T) {
 		t.Fatalf("without --keep-lifecycle: %q, %d events", s, n)
 	}
 	out, errOut, err = runCLI(t, nil, nil, "import", "--data-dir", trusted, "--keep-lifecycle", arc)
-	if err != nil || !strings.Contains(out, "1 statuses restored") {
+	if err != nil || !strings.Contains(out, "1 status restored") {
 		t.Fatalf("import --keep-lifecycle: %v\n%s%s", err, out, errOut)
 	}
 	if s, n := statusIn(trusted); s != "deprecated use two" || n != 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -37,6 +39,9 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
+	if err := requireImportPublisher(ctx, st, cfg.Publisher); err != nil {
+		return err
+	}
 	docs, err := importDocuments(st, embedded, cfg)
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "warning: writing the blob files: %v (those documents are served from the database until first read)\n", err)
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d entries were not imported (listed above); everything else was", failed)
+		return fmt.Errorf("%s not imported (listed above); everything else was", plural.Count(failed, "entry was", "entries were"))
 	}
 	return nil
 }
@@ -84,7 +89,7 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 		fmt.Fprintf(stderr, "refused %s\n", e.Error())
 	}
 	if hidden := rep.Failed - len(rep.Errors); hidden > 0 {
-		fmt.Fprintf(stderr, "... and %d more refused entries\n", hidden)
+		fmt.Fprintf(stderr, "... and %s more refused\n", plural.Count(hidden, "entry", "entries"))
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -96,10 +101,10 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	}
 	skipped := ""
 	if rep.WithdrawalsSkipped > 0 {
-		skipped = fmt.Sprintf(", %d withdrawals not applied", rep.WithdrawalsSkipped)
+		skipped = ", " + plural.Of(rep.WithdrawalsSkipped, "withdrawal") + " not applied"
 	}
 	if rep.LifecycleRestored > 0 {
-		skipped += fmt.Sprintf(", %d statuses restored", rep.LifecycleRestored)
+		skipped += ", " + plural.Count(rep.LifecycleRestored, "status", "statuses") + " restored"
 	}
 	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
 		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)
@@ -130,3 +135,17 @@ func importDocuments(st store.Store, embedded bool, cfg config.Import) (blobFill
 type noBlobs struct{ store.Store }
 
 func (noBlobs) Close() error { return nil }
+
+// requireImportPublisher refuses a --publisher without an account before
+// anything is written: a typo would otherwise file every document under a
+// name no token can ever publish as.
+func requireImportPublisher(ctx context.Context, st store.Store, name string) error {
+	if name == config.DefaultImportPublisher {
+		return nil
+	}
+	_, err := st.GetPublisher(ctx, name)
+	if errors.Is(err, store.ErrPublisherUnknown) {
+		return fmt.Errorf("--publisher %q: no publisher account has this name; create it first (registry publisher create %s) or leave --publisher out (the documents are then filed under %q)", name, name, config.DefaultImportPublisher)
+	}
+	return err
+}

@@ -24,7 +24,9 @@ type command struct {
 	// synopsis is the first line of the command's help, after "usage: ";
 	// empty means "registry NAME [flags]".
 	synopsis string
-	run      func(ctx context.Context, env *environment, args []string) error
+	// subs: the synopses of sub-subcommands taking positional arguments.
+	subs map[string]string
+	run  func(ctx context.Context, env *environment, args []string) error
 }
 
 // environment is what a subcommand may touch, so tests can run them
@@ -46,7 +48,7 @@ func register(c command) {
 	if _, dup := program.Commands[c.name]; dup {
 		panic("duplicate command " + c.name)
 	}
-	program.Commands[c.name] = cli.Command{Name: c.name, Summary: c.summary, Synopsis: c.synopsis,
+	program.Commands[c.name] = cli.Command{Name: c.name, Summary: c.summary, Synopsis: c.synopsis, Subs: c.subs,
 		Run: func(ctx context.Context, std *cli.IO, args []string) error {
 			return c.run(ctx, &environment{stdin: std.Stdin, stdout: std.Stdout, stderr: std.Stderr, getenv: std.Getenv}, args)
 		}}

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/plural"
 )
 
 func init() {
@@ -38,7 +39,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d documents not published", failed, len(files))
+		return fmt.Errorf("%d of %s not published", failed, plural.Of(len(files), "document"))
 	}
 	return nil
 }

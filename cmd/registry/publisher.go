@@ -13,7 +13,8 @@ import (
 )
 
 func init() {
-	register(command{name: "publisher", summary: "publisher create|list|verify: manage publisher accounts", run: publisherCmd})
+	register(command{name: "publisher", summary: "publisher create|list|verify: manage publisher accounts",
+		subs: map[string]string{"create": "registry publisher create [flags] NAME", "verify": "registry publisher verify [flags] NAME"}, run: publisherCmd})
 }
 
 // verifyTimeout caps one domain verification fetch, redirects included.

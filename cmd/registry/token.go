@@ -15,7 +15,8 @@ import (
 )
 
 func init() {
-	register(command{name: "token", summary: "token create|list|revoke: manage API tokens", run: tokenCmd})
+	register(command{name: "token", summary: "token create|list|revoke: manage API tokens",
+		subs: map[string]string{"revoke": "registry token revoke [flags] ID"}, run: tokenCmd})
 }
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {

@@ -18,6 +18,8 @@ func TestMistypedFlagIsOneLineWithASuggestion(t *testing.T) {
 		{[]string{"import", "--max-document-byte", "1", "x"}, "registry import: unknown flag --max-document-byte (did you mean --max-document-bytes?)", "usage: registry import [flags] ARCHIVE|DIR..."},
 		{[]string{"healthcheck", "--cache-ttl", "1m"}, "registry healthcheck: unknown flag --cache-ttl\n", "usage: registry healthcheck"},
 		{[]string{"serve", "--open-publish=yes"}, `registry serve: invalid boolean value "yes" for --open-publish: want true or false`, "usage: registry [serve] [flags]"},
+		{[]string{"serve", "--rate-burst", "1KiB"}, `registry serve: invalid value "1KiB" for --rate-burst: want a whole number`, "usage: registry [serve] [flags]"},
+		{[]string{"get", "--server"}, `registry get: flag needs an argument: --server`, "usage: registry get"},
 	} {
 		_, stderr, err := runCLI(t, nil, nil, tc.args...)
 		if code := exitCode(err); code != 2 || !strings.HasPrefix(stderr, tc.want) {
@@ -47,6 +49,17 @@ func TestHelpExitsZeroAndListsTheCommandsOwnFlags(t *testing.T) {
 		{[]string{"migrate", "-h"}, []string{"usage: registry migrate", "-yes"}, nil},
 		{[]string{"get", "-h"}, []string{"usage: registry get [--server URL] HASH", "-server"}, []string{"-data-dir"}},
 		{[]string{"token", "-h"}, []string{"usage: registry token create"}, nil},
+		// Every subcommand's help names its positional arguments.
+		{[]string{"token", "revoke", "-h"}, []string{"usage: registry token revoke [flags] ID"}, nil},
+		{[]string{"publisher", "create", "-h"}, []string{"usage: registry publisher create [flags] NAME", "-display"}, nil},
+		{[]string{"publisher", "verify", "-h"}, []string{"usage: registry publisher verify [flags] NAME", "-domain"}, nil},
+		{[]string{"webhook", "add", "-h"}, []string{"usage: registry webhook add [flags] URL"}, nil},
+		{[]string{"webhook", "remove", "-h"}, []string{"usage: registry webhook remove [flags] ID"}, nil},
+		{[]string{"withdraw", "-h"}, []string{"HASH"}, nil},
+		{[]string{"deprecate", "-h"}, []string{"HASH"}, nil},
+		{[]string{"publish", "-h"}, []string{"FILE..."}, nil},
+		{[]string{"verify", "-h"}, []string{"HASH..."}, nil},
+		{[]string{"log-key", "-h"}, []string{"ORIGIN"}, nil},
 	} {
 		stdout, stderr, err := runCLI(t, nil, nil, tc.args...)
 		if code := exitCode(err); code != 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -90,7 +91,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stdout, "%s ok record %d %s %s\n", r.Digest.Hex(), r.Proved.Index, r.Proved.Record.Event, r.Proved.Record.Time.Format("2006-01-02T15:04:05Z07:00"))
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d hashes not proved", failed, len(hashes))
+		return fmt.Errorf("%d of %s not proved", failed, plural.Count(len(hashes), "hash", "hashes"))
 	}
 	return nil
 }

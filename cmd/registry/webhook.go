@@ -12,7 +12,8 @@ import (
 
 func init() {
 	register(command{name: "webhook", summary: "add, list or remove webhooks (CloudEvents POSTs of every change)",
-		synopsis: "registry webhook add URL --secret S [--events publish,withdraw,...] [--from-start] | list | remove ID", run: webhookCmd})
+		synopsis: "registry webhook add URL --secret S [--events publish,withdraw,...] [--from-start] | list | remove ID",
+		subs:     map[string]string{"add": "registry webhook add [flags] URL", "remove": "registry webhook remove [flags] ID"}, run: webhookCmd})
 }
 
 func webhookCmd(ctx context.Context, env *environment, args []string) error {

@@ -3,7 +3,7 @@
 // AGENT_LLM_BASE_URL names an OpenAI-compatible endpoint, negotiates new
 // protocols with that model.
 //
-//	go run ./examples/weather-agent 127.0.0.1:8080
+//	go run ./examples/weather-agent 127.0.0.1:8090   (the registry keeps 8080)
 package main
 
 import (
@@ -43,7 +43,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	addr := "127.0.0.1:8080"
+	addr := "127.0.0.1:8090"
 	if len(os.Args) > 1 {
 		addr = os.Args[1]
 	}

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -245,18 +246,18 @@ func (ar *archiveReader) finish(rep *Report) {
 		rep.fail(recordName(d), ErrInvalidRecord.With("a record without its document (documents/"+d.Hex()+".md is missing)"))
 	}
 	if n := rep.LifecycleSkipped; n > 0 {
-		rep.warn("%d documents carry a status or history in the archive that was not restored (--keep-lifecycle restores them from an archive you trust)", n)
+		rep.warn("%s carry a status or history in the archive that was not restored (--keep-lifecycle restores them from an archive you trust)", plural.Of(n, "document"))
 	}
 	if n := rep.LifecycleKept; n > 0 {
-		rep.warn("%d documents whose status was changed here kept it; the archive's status and history for them were not applied", n)
+		rep.warn("%s whose status was changed here kept it; the archive's status and history for them were not applied", plural.Of(n, "document"))
 	}
 	if n := rep.WithdrawalsSkipped; n > 0 {
-		rep.warn("%d documents withdrawn in the archive are stored here live and were left live (an import changes no existing entry; --apply-withdrawals applies the archive's withdrawals)", n)
+		rep.warn("%s withdrawn in the archive are stored here live and were left live (an import changes no existing entry; --apply-withdrawals applies the archive's withdrawals)", plural.Of(n, "document"))
 	}
 	switch {
 	case ar.summary != nil && ar.summary.Documents != ar.documents:
-		rep.warn("%s announces %d documents but the archive holds %d: it was edited or assembled from parts",
-			ar.summaryName, ar.summary.Documents, ar.documents)
+		rep.warn("%s announces %s but the archive holds %d: it was edited or assembled from parts",
+			ar.summaryName, plural.Of(ar.summary.Documents, "document"), ar.documents)
 	case ar.summary == nil && ar.manifest != nil:
 		rep.warn("the archive has no summary.json: it may have been cut short")
 	}

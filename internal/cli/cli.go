@@ -28,7 +28,10 @@ type Command struct {
 	// Synopsis is the first line of the command's help, after "usage: ";
 	// empty means "BINARY NAME [flags]".
 	Synopsis string
-	Run      func(ctx context.Context, std *IO, args []string) error
+	// Subs are the synopses of sub-subcommands with positional arguments
+	// ("revoke" → "registry token revoke [flags] ID"), so their help names them.
+	Subs map[string]string
+	Run  func(ctx context.Context, std *IO, args []string) error
 }
 
 // Program is a binary's table of subcommands.
@@ -122,8 +125,14 @@ func (p *Program) Usage(w io.Writer) {
 
 // Synopsis is the command's first help line.
 func (p *Program) Synopsis(name string) string {
-	if c, ok := p.Commands[strings.SplitN(name, " ", 2)[0]]; ok && c.Synopsis != "" && !strings.Contains(name, " ") {
-		return c.Synopsis
+	cmd, sub, _ := strings.Cut(name, " ")
+	if c, ok := p.Commands[cmd]; ok {
+		if sub == "" && c.Synopsis != "" {
+			return c.Synopsis
+		}
+		if s := c.Subs[sub]; sub != "" && s != "" {
+			return s
+		}
 	}
 	return p.Name + " " + name + " [flags]"
 }

@@ -141,7 +141,15 @@ func describeFlagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	const unknown = "flag provided but not defined: -"
 	if !strings.HasPrefix(msg, unknown) {
-		return strings.Replace(strings.Replace(msg, "for flag -", "for --", 1), " -", " --", 1)
+		// "invalid value "x" for flag -name", "invalid boolean value "x"
+		// for -name", "flag needs an argument: -name": one dash becomes two.
+		msg = strings.Replace(msg, "for flag -", "for -", 1)
+		for _, p := range []string{"for -", "argument: -"} {
+			if i := strings.Index(msg, p); i >= 0 {
+				return msg[:i+len(p)] + "-" + msg[i+len(p):]
+			}
+		}
+		return msg
 	}
 	typed := strings.TrimPrefix(msg, unknown)
 	out := "unknown flag --" + typed

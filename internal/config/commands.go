@@ -1,5 +1,9 @@
 package config
 
+// DefaultImportPublisher is import's --publisher default: a name documents
+// carry without an account, the one --publisher needs none for.
+const DefaultImportPublisher = "import"
+
 // Import is the configuration of `registry import`. Its document size limit
 // is serve's option (flag, variable, default), so an import refuses exactly
 // what the server would.
@@ -24,7 +28,7 @@ func (c *Import) Options() []Option {
 		maxDocumentBytesOption(&c.MaxDocumentBytes),
 		Option{Flag: "max-entries", Default: "10000000", Usage: "most archive entries or .md files read before the import stops", Value: Count(&c.MaxEntries, 1, 1_000_000_000)},
 		Option{Flag: "max-archive-bytes", Default: "64GiB", Usage: "most uncompressed archive bytes read before the import stops", Value: Size(&c.MaxArchiveBytes, 1<<10, 1<<40)},
-		Option{Flag: "publisher", Default: "import", Usage: "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)", Value: Text(&c.Publisher)},
+		Option{Flag: "publisher", Default: DefaultImportPublisher, Usage: "publisher recorded for the documents the import creates (their own versions form a lineage among themselves only)", Value: Text(&c.Publisher)},
 		Option{Flag: "keep-publishers", Default: "false", Usage: "keep the publishers an archive names instead of --publisher: only for archives you trust, such as a backup of this registry (an archive could otherwise file documents under any publisher as its newer versions)", Value: Bool(&c.KeepPublishers)},
 		Option{Flag: "apply-withdrawals", Default: "false", Usage: "let the archive's withdrawals withdraw documents stored here live; without it an import never changes an existing entry", Value: Bool(&c.ApplyWithdrawals)},
 		Option{Flag: "keep-lifecycle", Default: "false", Usage: "restore the archive's statuses (deprecations, their messages and replacements) and status histories, on the documents the import creates and on stored ones whose status was never changed here: only for archives you trust (an archive could otherwise deprecate documents in favour of its own)", Value: Bool(&c.KeepLifecycle)},

@@ -82,9 +82,10 @@ func TestComposeServices(t *testing.T) {
 		}
 		if s.Restart == "no" {
 			// A one-shot job (migrate): others wait for it to complete, so
-			// a health check would only probe it while it works.
-			if s.Healthcheck != nil {
-				t.Errorf("one-shot service %s has a health check", name)
+			// the image's HEALTHCHECK (inherited unless disabled) would only
+			// probe a server that is not there while it works.
+			if s.Healthcheck == nil || !s.Healthcheck.Disable {
+				t.Errorf("one-shot service %s inherits the image's health check: set healthcheck: {disable: true}", name)
 			}
 			continue
 		}
@@ -247,5 +248,33 @@ func TestComposeConfigAccepted(t *testing.T) {
 	}
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Fatalf("compose accepted the file without POSTGRES_PASSWORD:\n%s", out)
+	}
+}
+
+// composeRunRedirect is a `docker compose run` whose output goes to a file.
+var composeRunRedirect = regexp.MustCompile(`docker compose run [^\n]*[^2]> *\S`)
+
+// TestComposeBackupCommandHasNoTTY: a `docker compose run` piped into a
+// file needs -T, or compose allocates a terminal and export refuses to
+// write gzip to it (and a TTY would mangle the bytes anyway).
+func TestComposeBackupCommandHasNoTTY(t *testing.T) {
+	root := moduleRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "docker-compose.yml"))
+	found := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range composeRunRedirect.FindAllString(string(raw), -1) {
+			found++
+			if !strings.Contains(cmd, " -T ") {
+				t.Errorf("%s: %q writes to a file without -T", filepath.Base(f), cmd)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no backup command (docker compose run … registry export > FILE) found in the docs or docker-compose.yml")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -162,7 +163,7 @@ func readOrder(reply string, n int) ([]int, error) {
 		}
 		start += 1 + next
 	}
-	return nil, fmt.Errorf("the model's answer names none of the %d protocols as a JSON array of their numbers", n)
+	return nil, fmt.Errorf("the model's answer names none of the %s as a JSON array of their numbers", plural.Of(n, "protocol"))
 }
 
 // reorder puts the matches order names first, marked with an "llm"

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -185,6 +186,6 @@ func (p *Pages) adoption(ctx context.Context, d protocol.Digest) *adoptionView {
 		pts[i] = fmt.Sprintf("%.1f,%.1f", x, y)
 	}
 	v.Points = strings.Join(pts, " ")
-	v.Label = fmt.Sprintf("%d fetches and %d resolutions in the last %d days", v.Fetches, v.Resolutions, len(days))
+	v.Label = fmt.Sprintf("%s and %s in the last %s", plural.Count(v.Fetches, "fetch", "fetches"), plural.Of(v.Resolutions, "resolution"), plural.Of(len(days), "day"))
 	return v
 }

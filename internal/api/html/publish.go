@@ -12,6 +12,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -126,7 +127,7 @@ func (p *Pages) publish(c echo.Context) error {
 		defer release()
 		previewing, status = true, http.StatusUnprocessableEntity
 		page.NeedsConfirm, page.Focus = true, "confirm"
-		page.Error, page.ErrorField = fmt.Sprintf("Not published yet: this document has %s (shown in the preview below). Publishing is permanent; fix them, or tick “Publish anyway” and publish again.", plural(len(doc.Lints), "note", "notes")), ""
+		page.Error, page.ErrorField = fmt.Sprintf("Not published yet: this document has %s (shown in the preview below). Publishing is permanent; fix them, or tick “Publish anyway” and publish again.", plural.Count(len(doc.Lints), "note", "notes")), ""
 	}
 	if previewing {
 		rendered, err := p.documents.Preview(c.Request().Context(), doc.Content)

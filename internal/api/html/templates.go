@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agora-registry/registry/internal/plural"
 	"github.com/labstack/echo/v4"
 )
 
@@ -36,7 +37,7 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 		"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"size":      humanSize,
 		"add":       func(a, b int) int { return a + b },
-		"plural":    plural,
+		"plural":    plural.Count[int],
 	}
 	t := &templates{pages: map[string]*template.Template{}}
 	for _, name := range pageNames {
@@ -47,13 +48,6 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 		t.pages[name] = tpl
 	}
 	return t, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 func humanSize(n int) string {
