@@ -89,7 +89,7 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 		s.markInactive(d, false) // before: no blob answer without the headers
 	}
 	e, err = s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
-		Replacement: r.Replacement, Actor: actor(tok, e.Publisher)})
+		Replacement: r.Replacement, Actor: actor(tok, e.Publisher), Log: s.statusLogEvent(r)})
 	s.cache.remove(d)
 	if err != nil {
 		return e, err
@@ -99,23 +99,25 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 	} else {
 		s.markInactive(d, false) // again: a reload may have read the store before the change
 	}
-	return e, s.logStatusChange(ctx, d, r)
+	s.logChanged()
+	return e, nil
 }
 
-// logStatusChange appends a deprecation (or its undoing) to the
-// transparency log; withdrawals the store logs itself.
-func (s *Service) logStatusChange(ctx context.Context, d protocol.Digest, r StatusRequest) error {
+// statusLogEvent is a deprecation's (or its undoing's) transparency-log
+// event, which the store queues with the change (withdrawals it logs
+// itself); nil when the registry runs without a log.
+func (s *Service) statusLogEvent(r StatusRequest) *store.LogEvent {
 	if s.cfg.Log == nil {
 		return nil
 	}
-	event, reason := "reactivate", r.Message
+	ev := &store.LogEvent{Event: "reactivate", Status: string(r.Status), Reason: r.Message}
 	if r.Status == store.StatusDeprecated {
-		event = "deprecate"
+		ev.Event = "deprecate"
 		if r.Replacement != nil {
-			reason += " (replacement " + r.Replacement.Hex() + ")"
+			ev.Reason += " (replacement " + r.Replacement.Hex() + ")"
 		}
 	}
-	return s.AppendStatusChange(ctx, d, event, string(r.Status), reason)
+	return ev
 }
 
 // checkReplacement refuses a replacement that is d itself, not served

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -18,29 +17,6 @@ func (s *Service) logChanged() {
 	if s.cfg.Log != nil {
 		s.cfg.Log.Notify()
 	}
-}
-
-// AppendStatusChange logs a status change of a stored document that the
-// engines do not log themselves (publishes and withdrawals they do):
-// event names the change ("deprecate", …), status the new status, reason
-// why. Call it after the change is stored.
-func (s *Service) AppendStatusChange(ctx context.Context, d protocol.Digest, event, status, reason string) error {
-	if event == translog.EventPublish || event == translog.EventWithdraw {
-		return store.ErrInvalid.With("publishes and withdrawals are logged by the store itself")
-	}
-	e, err := s.store.Get(ctx, d, false)
-	if err != nil && !errors.Is(err, store.ErrWithdrawn) {
-		return err
-	}
-	ev := store.LogEvent{Event: event, Digest: d, SHA256: e.SHA256, Size: e.Size, At: time.Now(), Status: status, Reason: CleanReason(reason)}
-	if _, err := translog.FormatRecord(ev); err != nil {
-		return err // refused now, not by the integrator later
-	}
-	if err := s.store.AppendLog(ctx, ev); err != nil {
-		return err
-	}
-	s.logChanged()
-	return nil
 }
 
 // Stored returns the stored entry of d, withdrawn or not, never asking an

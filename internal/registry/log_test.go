@@ -2,19 +2,19 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
-// TestAppendStatusChange: the hook status changes (deprecation) use logs
-// one record with the new status and the cleaned reason.
-func TestAppendStatusChange(t *testing.T) {
+// TestStatusChangesAreLogged: a deprecation, its undoing and a withdrawal
+// each enter the log as one record with the document's hashes and size,
+// the change's time (the history's), the new status and the cleaned
+// reason.
+func TestStatusChangesAreLogged(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
@@ -27,34 +27,57 @@ func TestAppendStatusChange(t *testing.T) {
 	}
 	tl := translog.New(st, key, nil)
 	svc := New(st, Config{PublicURL: "http://registry.test", Log: tl})
-	r, err := svc.Publish(ctx, []byte("# Old\n\nSoon deprecated.\n"), nil, "")
+	old, err := svc.Publish(ctx, []byte("# Old\n\nSoon deprecated.\n"), nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := r.Entry.Digest
-	if err := svc.AppendStatusChange(ctx, d, "deprecate", "deprecated", "  use v2\x1b[31m "); err != nil {
+	repl, err := svc.Publish(ctx, []byte("# New\n\nThe replacement.\n"), nil, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range [][3]string{{"publish", "x", ""}, {"withdraw", "withdrawn", ""}, {"Deprecate", "deprecated", ""}, {"deprecate", "", ""}} {
-		if err := svc.AppendStatusChange(ctx, d, bad[0], bad[1], bad[2]); err == nil {
-			t.Fatalf("AppendStatusChange(%q, %q) accepted", bad[0], bad[1])
-		}
+	d := old.Entry.Digest
+	tok := store.Token{ID: 1, Name: "ci", Publisher: store.DefaultPublisher, Scopes: []store.Scope{store.ScopePublish}}
+	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: store.StatusDeprecated, Message: "  use v2\x1b[31m ", Replacement: &repl.Entry.Digest}); err != nil {
+		t.Fatal(err)
 	}
-	if err := svc.AppendStatusChange(ctx, protocol.Digest{9}, "deprecate", "deprecated", ""); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("a status change of an unknown document: %v", err)
+	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	admin := store.Token{ID: 2, Name: "ops", Scopes: []store.Scope{store.ScopeAdmin}}
+	if err := svc.Withdraw(ctx, admin, d, "leaked a key"); err != nil {
+		t.Fatal(err)
 	}
 	if err := tl.Integrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	text, err := tl.Record(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
+	hist, err := svc.History(ctx, d)
+	if err != nil || len(hist) != 3 {
+		t.Fatalf("history: %d events, %v", len(hist), err)
 	}
-	rec, err := translog.ParseRecord(text)
-	if err != nil {
-		t.Fatal(err)
+	want := []translog.Record{
+		{Event: "deprecate", Status: "deprecated", Reason: CleanReason("  use v2\x1b[31m ") + " (replacement " + repl.Entry.Digest.Hex() + ")", Time: hist[0].At},
+		{Event: "reactivate", Status: "active", Time: hist[1].At},
+		{Event: "withdraw", Status: "withdrawn", Reason: "leaked a key", Time: hist[2].At},
 	}
-	if rec.Event != "deprecate" || rec.Status != "deprecated" || rec.Digest != d || rec.SHA256 != r.Entry.SHA256 || rec.Size != r.Entry.Size || rec.Reason != CleanReason("  use v2\x1b[31m ") || rec.Reason == "" {
-		t.Fatalf("status change record: %+v", rec)
+	for i, w := range want {
+		text, err := tl.Record(ctx, int64(2+i))
+		if err != nil {
+			t.Fatalf("record %d: %v", 2+i, err)
+		}
+		rec, err := translog.ParseRecord(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Digest, w.SHA256, w.Size = d, old.Entry.SHA256, old.Entry.Size
+		if !rec.Time.Equal(w.Time) {
+			t.Fatalf("record %d at %s, the history says %s", 2+i, rec.Time, w.Time)
+		}
+		rec.Time = w.Time
+		if rec != w || w.Status != "active" && rec.Reason == "" {
+			t.Fatalf("record %d = %+v, want %+v", 2+i, rec, w)
+		}
+	}
+	if _, err := tl.Record(ctx, 5); err == nil {
+		t.Fatal("the log holds more than the publishes and three status changes")
 	}
 }

@@ -49,6 +49,12 @@ type StatusChange struct {
 	Replacement *protocol.Digest
 	// Actor names who made the change: a publisher, "admin:<token name>".
 	Actor string
+	// Log, when set, is the change's transparency-log event, queued in the
+	// change's own transaction so a crash cannot keep one without the
+	// other. The engine sets its Digest, SHA256, Size and At (the stored
+	// document's, the change's time). Withdrawals are queued by the engine
+	// whatever the caller asks, so Log stays nil for them.
+	Log *LogEvent
 }
 
 // HistoryEvent is one recorded status change.
@@ -80,7 +86,8 @@ type CatalogQuery struct {
 
 // Lifecycles is the lifecycle part of the document store.
 type Lifecycles interface {
-	// SetStatus applies a change and records it in the history in one
+	// SetStatus applies a change, records it in the history and queues
+	// c.Log (or a withdrawal's event) for the transparency log, in one
 	// transaction, returning the entry as it now is. Withdrawing twice
 	// keeps the first withdrawal (and records nothing); any other change
 	// of a withdrawn entry is ErrWithdrawn.
@@ -162,6 +169,9 @@ func (c StatusChange) Check() error {
 	}
 	if c.Replacement != nil && c.Status != StatusDeprecated {
 		return ErrInvalid.With("only a deprecation names a replacement")
+	}
+	if c.Log != nil && (c.Status == StatusWithdrawn || c.Log.Event == "" || c.Log.Event == "publish" || c.Log.Event == "withdraw") {
+		return ErrInvalid.With("a status change's log event names a change other than a publish or withdrawal (the engine logs those itself)")
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 
 // The transparency log's storage. Engines queue a LogEvent in the same
 // transaction as every publish and first withdrawal (a trigger, so no write
-// path can skip it); IntegrateLog turns queued events into numbered records
+// path can skip it) and every other status change (StatusChange.Log, in
+// SetStatus's transaction); IntegrateLog turns queued events into numbered records
 // and stored hashes, one integrator at a time across every process on the
 // database. What a record says and how hashes are computed is the business
 // layer's (internal/translog); engines only keep what it hands them.
@@ -75,9 +76,6 @@ type Integrator func(head LogHead, pending []LogEvent, read tlog.HashReader) (ba
 
 // Log is the transparency-log half of the store.
 type Log interface {
-	// AppendLog queues one event (status changes the engine does not
-	// queue itself).
-	AppendLog(ctx context.Context, ev LogEvent) error
 	// IntegrateLog runs fn over the head and up to limit (at most
 	// MaxLogBatch) oldest queued events in one transaction that excludes
 	// every other integration on the database, stores fn's batch, removes

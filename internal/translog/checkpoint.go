@@ -1,30 +1,16 @@
 package translog
 
 import (
-	"encoding/base64"
-	"fmt"
-	"strconv"
-	"strings"
-
 	"golang.org/x/mod/sumdb/note"
-	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/agora"
 )
 
 // ErrBadCheckpoint refuses a checkpoint that does not verify or parse.
-var ErrBadCheckpoint = apperr.New(apperr.Invalid, "bad_checkpoint", "the log checkpoint is not a valid signed tree head of this log")
+var ErrBadCheckpoint = agora.ErrBadLogCheckpoint
 
 // Checkpoint is a tree head of a named log.
-type Checkpoint struct {
-	Origin string
-	tlog.Tree
-}
-
-// Body is the C2SP tlog-checkpoint text: origin, tree size, base64 root.
-func (c Checkpoint) Body() string {
-	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.N, c.Hash)
-}
+type Checkpoint = agora.LogCheckpoint
 
 // SignCheckpoint signs a checkpoint as a note.
 func SignCheckpoint(c Checkpoint, s note.Signer) ([]byte, error) {
@@ -32,35 +18,10 @@ func SignCheckpoint(c Checkpoint, s note.Signer) ([]byte, error) {
 }
 
 // OpenCheckpoint verifies a signed checkpoint with v and parses it; the
-// origin line must be the verifier's name (the key names its log).
+// origin line must be the verifier's name.
 func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
-	n, err := note.Open(msg, note.VerifierList(v))
-	if err != nil {
-		return Checkpoint{}, ErrBadCheckpoint.With("the checkpoint's signature does not verify with the log's key: " + err.Error())
-	}
-	c, err := ParseCheckpoint(n.Text)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	if c.Origin != v.Name() {
-		return Checkpoint{}, ErrBadCheckpoint.With(fmt.Sprintf("the checkpoint is of log %q, not %q", c.Origin, v.Name()))
-	}
-	return c, nil
+	return agora.OpenLogCheckpoint(msg, v)
 }
 
 // ParseCheckpoint reads a checkpoint body (extension lines are ignored).
-func ParseCheckpoint(text string) (Checkpoint, error) {
-	lines := strings.SplitN(text, "\n", 4)
-	if len(lines) < 4 || lines[0] == "" {
-		return Checkpoint{}, ErrBadCheckpoint.With("the checkpoint has no origin, size and root lines")
-	}
-	n, err := strconv.ParseInt(lines[1], 10, 64)
-	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
-		return Checkpoint{}, ErrBadCheckpoint.With("the checkpoint's tree size is not a number")
-	}
-	root, err := base64.StdEncoding.DecodeString(lines[2])
-	if err != nil || len(root) != tlog.HashSize {
-		return Checkpoint{}, ErrBadCheckpoint.With("the checkpoint's root is not a base64 SHA-256")
-	}
-	return Checkpoint{Origin: lines[0], Tree: tlog.Tree{N: n, Hash: tlog.Hash(root)}}, nil
-}
+func ParseCheckpoint(text string) (Checkpoint, error) { return agora.ParseLogCheckpoint(text) }

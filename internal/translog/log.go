@@ -10,11 +10,12 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // TileHeight is the height of the hash tiles served (sum.golang.org's).
-const TileHeight = 8
+const TileHeight = agora.LogTileHeight
 
 // linger is how long the integrator waits after being woken, so the
 // publishes of that moment share one integration (one transaction, one

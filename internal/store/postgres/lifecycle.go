@@ -56,6 +56,12 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO document_history (digest, actor, status, message, replacement) VALUES ($1, $2, $3, $4, $5)`,
 			d[:], c.Actor, string(c.Status), c.Message, replacement)
+		if err != nil || c.Log == nil {
+			return err
+		}
+		// now() is the transaction's time: the history's and status_at's.
+		_, err = tx.Exec(ctx, `INSERT INTO log_pending (event, digest, sha256, size, at, status, reason)
+			SELECT $2, digest, sha256, size, now(), $3, $4 FROM documents WHERE digest = $1`, d[:], c.Log.Event, c.Log.Status, c.Log.Reason)
 		return err
 	})
 	if err != nil {

@@ -16,15 +16,6 @@ import (
 // across every process on the database ("agoraLOG").
 const logLockKey int64 = 0x61676f72614c4f47
 
-// AppendLog queues one event.
-func (s *Store) AppendLog(ctx context.Context, ev store.LogEvent) error {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	_, err := s.pool.Exec(ctx, `INSERT INTO log_pending (event, digest, sha256, size, at, status, reason)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, ev.Event, ev.Digest[:], ev.SHA256[:], ev.Size, ev.At, ev.Status, ev.Reason)
-	return mapErr(err)
-}
-
 // IntegrateLog runs one integration under the log's advisory lock.
 func (s *Store) IntegrateLog(ctx context.Context, limit int, fn store.Integrator) (store.LogHead, int, error) {
 	if limit < 1 || limit > store.MaxLogBatch {

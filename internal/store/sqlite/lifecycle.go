@@ -50,6 +50,11 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO document_history (hex, at, actor, status, message, replacement) VALUES (?, ?, ?, ?, ?, ?)`,
 			d.Hex(), now, c.Actor, string(c.Status), c.Message, replacement)
+		if err != nil || c.Log == nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO log_pending (event, hex, sha256, size, at, status, reason)
+			SELECT ?, hex, sha256, size, ?, ?, ? FROM documents WHERE id = ?`, c.Log.Event, now, c.Log.Status, c.Log.Reason, id)
 		return err
 	})
 	if err != nil {

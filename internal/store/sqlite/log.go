@@ -13,15 +13,6 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// AppendLog queues one event.
-func (s *Store) AppendLog(ctx context.Context, ev store.LogEvent) error {
-	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO log_pending (event, hex, sha256, size, at, status, reason)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, ev.Event, ev.Digest.Hex(), ev.SHA256[:], ev.Size, ev.At.UnixMicro(), ev.Status, ev.Reason)
-		return err
-	})
-}
-
 // IntegrateLog runs one integration in a write transaction: the one write
 // connection (and BEGIN IMMEDIATE across processes) makes it the only one.
 func (s *Store) IntegrateLog(ctx context.Context, limit int, fn store.Integrator) (store.LogHead, int, error) {

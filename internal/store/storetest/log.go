@@ -115,8 +115,9 @@ func testLog(t *testing.T, open Opener) {
 	when := time.Date(2020, 1, 2, 3, 4, 5, 6000, time.UTC)
 	tomb.WithdrawnAt, tomb.WithdrawReason = &when, "legal"
 	put(t, s, tomb)
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	noErr(t, "AppendLog", s.AppendLog(ctx(t), store.LogEvent{Event: "deprecate", Digest: a.Digest, SHA256: a.SHA256, Size: a.Size, At: at, Status: "deprecated", Reason: "old"}))
+	_, err = s.SetStatus(ctx(t), nds[0].Document.Sums.SHA1, store.StatusChange{Status: store.StatusDeprecated, Actor: "test",
+		Log: &store.LogEvent{Event: "deprecate", Status: "deprecated", Reason: "old"}})
+	noErr(t, "SetStatus with a log event", err)
 
 	head = ref.drain(t, s, 2) // batches of 2: integration across transactions
 	want := []struct {
@@ -124,7 +125,7 @@ func testLog(t *testing.T, open Opener) {
 		digest protocol.Digest
 	}{
 		{"publish", a.Digest}, {"publish", nds[0].Document.Sums.SHA1}, {"publish", nds[1].Document.Sums.SHA1},
-		{"withdraw", a.Digest}, {"publish", tomb.Document.Sums.SHA1}, {"withdraw", tomb.Document.Sums.SHA1}, {"deprecate", a.Digest},
+		{"withdraw", a.Digest}, {"publish", tomb.Document.Sums.SHA1}, {"withdraw", tomb.Document.Sums.SHA1}, {"deprecate", nds[0].Document.Sums.SHA1},
 	}
 	if head.Size != int64(len(want)) || string(head.Checkpoint) != fmt.Sprintf("size %d", len(want)) {
 		t.Fatalf("log head %d %q after integration, want %d records", head.Size, head.Checkpoint, len(want))
