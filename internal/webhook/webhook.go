@@ -100,12 +100,38 @@ func (d *Dispatcher) Deliver(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range ws {
-		if err := d.round(ctx, w, head.Size); err != nil {
+	for i, w := range ws {
+		err := ctx.Err()
+		if err == nil {
+			err = d.round(ctx, w, head.Size)
+			i++
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				// Shutting down: hand the rest back now rather than leave
+				// them leased (undelivered) for a whole lease after a restart.
+				for _, rest := range ws[i:] {
+					_ = d.save(ctx, rest)
+				}
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// saveTimeout bounds the last save of a round interrupted by shutdown.
+const saveTimeout = 5 * time.Second
+
+// save stores w's cursor and backoff and ends its lease, even when ctx
+// was cancelled by shutdown mid-round.
+func (d *Dispatcher) save(ctx context.Context, w store.Webhook) error {
+	if ctx.Err() != nil {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+		defer cancel()
+		ctx = c
+	}
+	return d.st.SaveWebhookProgress(ctx, w)
 }
 
 // round sends one webhook up to perRound records and saves where it got.
@@ -113,6 +139,9 @@ func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) err
 	if w.Delivered < size {
 		recs, err := d.st.LogRecords(ctx, w.Delivered, int(min(perRound, size-w.Delivered)))
 		if err != nil {
+			if ctx.Err() != nil {
+				_ = d.save(ctx, w) // shutdown: end the lease
+			}
 			return err
 		}
 		for _, r := range recs {
@@ -122,6 +151,15 @@ func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) err
 			}
 			if err := d.post(ctx, w, r); err != nil {
 				now := d.Now()
+				if ctx.Err() != nil {
+					// Interrupted by shutdown, not refused by the receiver:
+					// not an attempt, and due again as soon as a process runs.
+					w.NextAt = now
+					if err := d.save(ctx, w); err != nil {
+						return err
+					}
+					return ctx.Err()
+				}
 				if w.FailingSince == nil {
 					w.FailingSince = &now
 				}
@@ -129,7 +167,7 @@ func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) err
 					w.Attempts++
 					w.NextAt = now.Add(min(d.t.MinBackoff<<min(w.Attempts-1, 20), d.t.MaxBackoff))
 					d.log.Warn("webhook delivery failed; retrying", "webhook", w.ID, "record", r.Index, "attempts", w.Attempts, "error", err.Error())
-					return d.st.SaveWebhookProgress(ctx, w)
+					return d.save(ctx, w)
 				}
 				d.log.Error("webhook delivery given up after retrying for a day", "webhook", w.ID, "record", r.Index, "error", err.Error())
 			}
@@ -137,7 +175,7 @@ func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) err
 		}
 	}
 	w.NextAt = d.Now()
-	return d.st.SaveWebhookProgress(ctx, w)
+	return d.save(ctx, w)
 }
 
 // Event is a record as a CloudEvents 1.0 structured-mode event.
