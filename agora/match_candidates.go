@@ -48,20 +48,9 @@ func registryMatches(ctx context.Context, reg *Registry, task TaskSchema, limit 
 	if err != nil {
 		return nil, err
 	}
-	var out []Candidate
-	for _, p := range res.Items {
-		if len(out) == limit {
-			break
-		}
-		d, err := ParseDigest(p.Hex)
-		if err != nil {
-			continue
-		}
-		doc, err := reg.Fetch(ctx, d)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, Candidate{Digest: d, Document: doc, Title: p.Title, Description: p.Description, Tags: p.Tags})
+	ps := make([]Protocol, len(res.Items))
+	for i, it := range res.Items {
+		ps[i] = it.Protocol
 	}
-	return out, nil
+	return fetchCandidates(ctx, reg, ps, limit)
 }

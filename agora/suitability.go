@@ -121,8 +121,15 @@ func RegistryCandidates(ctx context.Context, reg *Registry, task string, limit i
 	if err != nil {
 		return nil, err
 	}
+	return fetchCandidates(ctx, reg, page.Items, limit)
+}
+
+// fetchCandidates fetches and verifies up to limit of ps, in order, as
+// candidates; a listed hash that does not parse is skipped, a failed fetch
+// ends the list with the candidates so far.
+func fetchCandidates(ctx context.Context, reg *Registry, ps []Protocol, limit int) ([]Candidate, error) {
 	var out []Candidate
-	for _, p := range page.Items {
+	for _, p := range ps {
 		if len(out) == limit {
 			break
 		}

@@ -16,15 +16,10 @@ func init() {
 
 func blobsCmd(ctx context.Context, env *environment, args []string) error {
 	const usage = "usage: registry blobs verify [--repair] | rebuild\n  verify   re-hash every blob file; report files that do not match, or belong to withdrawn or unknown documents (--repair: rewrite or remove them)\n  rebuild  write a new blob directory from the database and swap it in\n(database and blob flags go after the subcommand: registry blobs verify --data-dir DIR)"
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintln(env.stdout, usage)
-		return nil
+	sub, args, err := subcommand(env, "blobs", usage, args, "verify", "rebuild")
+	if err != nil {
+		return err
 	}
-	if len(args) == 0 || (args[0] != "verify" && args[0] != "rebuild") {
-		fmt.Fprintln(env.stderr, usage)
-		return errUsage
-	}
-	sub, args := args[0], args[1:]
 	var cfg config.BlobsCheck
 	opts := cfg.Options()
 	if sub == "verify" {

@@ -7,9 +7,12 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/agora-registry/registry/internal/buildinfo"
@@ -77,4 +80,25 @@ func flagSet(env *environment, name string) *flag.FlagSet {
 // parseFlags reads a subcommand's options from the table (cli.ParseFlags).
 func parseFlags(env *environment, fs *flag.FlagSet, opts []config.Option, args []string) error {
 	return cli.ParseFlags(env.io(), fs, opts, args)
+}
+
+// subcommand splits a command's arguments into one of subs and the rest.
+// -h, --help or help prints usage on stdout and returns flag.ErrHelp
+// (exit 0); no subcommand, or one not in subs, prints usage on stderr and
+// returns errUsage.
+func subcommand(env *environment, name, usage string, args []string, subs ...string) (string, []string, error) {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(env.stdout, usage)
+		return "", nil, flag.ErrHelp
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, usage)
+		return "", nil, errUsage
+	}
+	if !slices.Contains(subs, args[0]) {
+		choices := strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
+		fmt.Fprintf(env.stderr, "registry %s: unknown subcommand %q: use %s\n%s\n", name, args[0], choices, usage)
+		return "", nil, errUsage
+	}
+	return args[0], args[1:], nil
 }

@@ -24,18 +24,9 @@ const publisherUsage = `usage: registry publisher create NAME [--display "Displa
 (database flags go after the subcommand: registry publisher list --data-dir DIR)`
 
 func publisherCmd(ctx context.Context, env *environment, args []string) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintln(env.stdout, publisherUsage)
-		return nil
-	}
-	if len(args) == 0 {
-		fmt.Fprintln(env.stderr, publisherUsage)
-		return errUsage
-	}
-	sub, args := args[0], args[1:]
-	if sub != "create" && sub != "list" && sub != "verify" {
-		fmt.Fprintf(env.stderr, "registry publisher: unknown subcommand %q: use create, list or verify\n%s\n", sub, publisherUsage)
-		return errUsage
+	sub, args, err := subcommand(env, "publisher", publisherUsage, args, "create", "list", "verify")
+	if err != nil {
+		return err
 	}
 	var (
 		db     config.Database

@@ -21,18 +21,9 @@ func init() {
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	const usage = "usage: registry token create --name NAME [--publisher NAME] [--scope publish|admin,...] | list | revoke ID\n(database flags go after the subcommand: registry token list --data-dir DIR)"
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintln(env.stdout, usage)
-		return nil
-	}
-	if len(args) == 0 {
-		fmt.Fprintln(env.stderr, usage)
-		return errUsage
-	}
-	sub, args := args[0], args[1:]
-	if sub != "create" && sub != "list" && sub != "revoke" {
-		fmt.Fprintf(env.stderr, "registry token: unknown subcommand %q: use create, list or revoke\n%s\n", sub, usage)
-		return errUsage
+	sub, args, err := subcommand(env, "token", usage, args, "create", "list", "revoke")
+	if err != nil {
+		return err
 	}
 	// Only create has flags of its own; list's and revoke's help shows none.
 	var create config.TokenCreate

@@ -18,15 +18,10 @@ func init() {
 
 func webhookCmd(ctx context.Context, env *environment, args []string) error {
 	const usage = "usage: registry webhook add URL --secret S [--events publish,withdraw] [--from-start] | list | remove ID\n(database flags go after the subcommand: registry webhook list --data-dir DIR)"
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintln(env.stdout, usage)
-		return nil
+	sub, args, err := subcommand(env, "webhook", usage, args, "add", "list", "remove")
+	if err != nil {
+		return err
 	}
-	if len(args) == 0 || (args[0] != "add" && args[0] != "list" && args[0] != "remove") {
-		fmt.Fprintln(env.stderr, usage)
-		return errUsage
-	}
-	sub, args := args[0], args[1:]
 	var add config.WebhookAdd
 	opts := add.Database.Options()
 	if sub == "add" {

@@ -19,15 +19,9 @@ func (q CatalogQuery) Normalize() (CatalogQuery, error) {
 			return q, err
 		}
 	}
-	switch {
-	case q.Limit < 0:
-		return q, ErrInvalid.With("limit must be positive")
-	case q.Limit == 0:
-		q.Limit = DefaultPageSize
-	case q.Limit > MaxPageSize:
-		q.Limit = MaxPageSize
-	}
-	return q, nil
+	var err error
+	q.Limit, err = pageLimit(q.Limit)
+	return q, err
 }
 
 // Window is how many rows an engine reads for one page: the page and one

@@ -54,15 +54,21 @@ func (q Query) Normalize() (Query, error) {
 	default:
 		return q, ErrInvalid.With(fmt.Sprintf("unknown sort %q: use relevance, newest, name or popular", q.Sort))
 	}
+	var err error
+	q.Limit, err = pageLimit(q.Limit)
+	return q, err
+}
+
+// pageLimit is a page size asked for: 0 means DefaultPageSize, more than
+// MaxPageSize is capped, a negative one is refused.
+func pageLimit(limit int) (int, error) {
 	switch {
-	case q.Limit < 0:
-		return q, ErrInvalid.With("limit must be positive")
-	case q.Limit == 0:
-		q.Limit = DefaultPageSize
-	case q.Limit > MaxPageSize:
-		q.Limit = MaxPageSize
+	case limit < 0:
+		return limit, ErrInvalid.With("limit must be positive")
+	case limit == 0:
+		return DefaultPageSize, nil
 	}
-	return q, nil
+	return min(limit, MaxPageSize), nil
 }
 
 // Terms splits search text into lower-case words of letters and digits.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,7 +152,7 @@ func TestUpVersionDownUp(t *testing.T) {
 			if err != nil || v != latest || dirty {
 				t.Fatalf("Version after Up = %d, %v, %v; want %d, clean", v, dirty, err, latest)
 			}
-			if got := db.tables(t); !contains(got, "documents") {
+			if got := db.tables(t); !slices.Contains(got, "documents") {
 				t.Fatalf("tables after Up = %v, want documents among them", got)
 			}
 			if err := migrate.Check(ctx, db.engine, db.dsn); err != nil {
@@ -230,7 +231,7 @@ func TestDirtyVersionIsRefused(t *testing.T) {
 					t.Fatalf("%s: the dirty error does not say which version and how to repair: %q", what, msg)
 				}
 			}
-			if got := db.tables(t); !contains(got, "documents") {
+			if got := db.tables(t); !slices.Contains(got, "documents") {
 				t.Fatalf("a refused Down changed the schema: tables %v", got)
 			}
 
@@ -310,13 +311,24 @@ func stepsFrom(t *testing.T, engine migrate.Engine, v uint) int {
 	return n
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
+// upOverOldRows migrates db up, back below migration version, stores
+// rows with insert as they were stored then, and migrates up over them. It
+// returns how many steps lead back below version.
+func upOverOldRows(t *testing.T, db engineDB, version uint, insert string) int {
+	t.Helper()
+	ctx := context.Background()
+	if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+		t.Fatal(err)
 	}
-	return false
+	below := stepsFrom(t, db.engine, version)
+	if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+		t.Fatal(err)
+	}
+	db.exec(t, insert)
+	if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+		t.Fatalf("Up over existing rows: %v", err)
+	}
+	return below
 }
 
 // TestPublishersMigration: rows that predate publishers get 'default',
@@ -337,31 +349,20 @@ func TestPublishersMigration(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			ctx := context.Background()
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatal(err)
-			}
-			below := stepsFrom(t, db.engine, publishersVersion[name]) // the publishers migration and any after it
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
-				t.Fatal(err)
-			}
-			db.exec(t, inserts[name])
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatalf("Up over existing rows: %v", err)
-			}
+			below := upOverOldRows(t, db, publishersVersion[name], inserts[name])
 			if got := strings.Join(db.column(t, "SELECT publisher FROM documents ORDER BY origin"), ","); got != "default,examples" {
 				t.Fatalf("document publishers after the migration: %s, want default,examples", got)
 			}
 			if got := strings.Join(db.column(t, "SELECT publisher FROM api_tokens"), ","); got != "default" {
 				t.Fatalf("token publishers after the migration: %s, want default", got)
 			}
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
 				t.Fatalf("Down: %v", err)
 			}
 			if got := db.column(t, "SELECT origin FROM documents ORDER BY origin"); len(got) != 2 {
 				t.Fatalf("rows after Down: %v", got)
 			}
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 				t.Fatalf("Up again: %v", err)
 			}
 		})
@@ -388,31 +389,20 @@ func TestLifecycleMigration(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			ctx := context.Background()
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatal(err)
-			}
-			below := stepsFrom(t, db.engine, lifecycleVersion[name])
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
-				t.Fatal(err)
-			}
-			db.exec(t, inserts[name])
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatalf("Up over existing rows: %v", err)
-			}
+			below := upOverOldRows(t, db, lifecycleVersion[name], inserts[name])
 			if got := strings.Join(db.column(t, "SELECT name FROM publishers ORDER BY name"), ","); got != "acme,anonymous,default,examples,globex,mirror" {
 				t.Fatalf("publishers after the migration: %s", got)
 			}
 			if got := strings.Join(db.column(t, "SELECT status FROM documents"), ","); got != "active" {
 				t.Fatalf("document status after the migration: %s, want active", got)
 			}
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
 				t.Fatalf("Down: %v", err)
 			}
-			if contains(db.tables(t), "publishers") || contains(db.tables(t), "document_history") {
+			if slices.Contains(db.tables(t), "publishers") || slices.Contains(db.tables(t), "document_history") {
 				t.Fatalf("tables after Down: %v", db.tables(t))
 			}
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 				t.Fatalf("Up again: %v", err)
 			}
 		})
@@ -438,26 +428,15 @@ func TestLogMigrationQueuesExistingDocuments(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			ctx := context.Background()
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatal(err)
-			}
-			below := stepsFrom(t, db.engine, logVersion[name])
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
-				t.Fatal(err)
-			}
-			db.exec(t, inserts[name])
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-				t.Fatalf("Up over existing rows: %v", err)
-			}
+			below := upOverOldRows(t, db, logVersion[name], inserts[name])
 			got := strings.Join(db.column(t, "SELECT event || ' ' || substr("+hexOf[name]+", 1, 2) || ' ' || reason FROM log_pending ORDER BY seq"), ",")
 			if got != "publish 02 ,publish 01 ,withdraw 01 spam" {
 				t.Fatalf("queued events after the migration: %q", got)
 			}
-			if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
+			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
 				t.Fatalf("Down: %v", err)
 			}
-			if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 				t.Fatalf("Up again: %v", err)
 			}
 		})

@@ -20,6 +20,20 @@ const entryColumns = `digest, sha256, size, title, description, multiround, tags
 
 const contentColumn = `, content`
 
+// collect reads every row with scan and closes rows.
+func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, v)
+	}
+	return out, mapErr(rows.Err())
+}
+
 // scanEntry reads entryColumns (and, with withContent, content) from a row.
 // extra receives further selected columns after those.
 func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error) {

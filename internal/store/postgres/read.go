@@ -102,16 +102,7 @@ func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]st
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []store.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows, false)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, e)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, func(r pgx.Row) (store.Entry, error) { return scanEntry(r, false) })
 }
 
 // Each visits every entry with content in creation order (digest order

@@ -88,16 +88,7 @@ func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []store.Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, t)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, scanToken)
 }
 
 // RevokeToken revokes a token; revoking twice keeps the first time.

@@ -224,24 +224,11 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 	if err != nil {
 		return store.AgentPage{}, mapErr(err)
 	}
-	agents, err := collectAgents(rows)
+	agents, err := collect(rows, scanAgent)
 	if err != nil {
 		return store.AgentPage{}, err
 	}
 	return store.PageAgents(agents, q.Limit), nil
-}
-
-func collectAgents(rows *sql.Rows) ([]store.Agent, error) {
-	defer rows.Close()
-	var out []store.Agent
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
 }
 
 // AgentsFor lists who speaks and who refuses d.
@@ -262,7 +249,7 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 		if err != nil {
 			return out, mapErr(err)
 		}
-		if *side.list, err = collectAgents(rows); err != nil {
+		if *side.list, err = collect(rows, scanAgent); err != nil {
 			return out, err
 		}
 	}

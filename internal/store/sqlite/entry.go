@@ -19,6 +19,20 @@ const entryColumns = `d.hex, d.sha256, d.size, d.title, d.description, d.multiro
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// collect reads every row with scan and closes rows.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, v)
+	}
+	return out, mapErr(rows.Err())
+}
+
 // scanEntry reads entryColumns, followed by extra destinations.
 func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 	var (

@@ -61,16 +61,7 @@ func (s *Store) ListPublishers(ctx context.Context) ([]store.Publisher, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []store.Publisher
-	for rows.Next() {
-		p, err := scanPublisher(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, p)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, scanPublisher)
 }
 
 // SetChallenge records a pending verification.

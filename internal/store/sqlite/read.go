@@ -103,16 +103,7 @@ func (s *Store) queryEntries(ctx context.Context, query string, args ...any) ([]
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []store.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, e)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, func(sc scanner) (store.Entry, error) { return scanEntry(sc) })
 }
 
 // Each calls fn for every entry with content in creation order, reading in

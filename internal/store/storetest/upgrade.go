@@ -5,24 +5,31 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
-// Reopener closes a store, runs fn on its database (migrations) and opens
-// it again.
-type Reopener func(t *testing.T, s store.Store, fn func(ctx context.Context)) store.Store
-
 // TestSearchRankUpgrade checks what the search-rank migration (PostgreSQL
-// 000006, SQLite 0006) does to a store that has documents: down turns it
-// back, up fills the word list from the stored titles, descriptions and
-// tags and demotes the versions a listed newer version supersedes.
-func TestSearchRankUpgrade(t *testing.T, s store.Store, reopen Reopener, down, up func(ctx context.Context)) {
+// 000006, SQLite 0006) does to a store that has documents: one migration
+// down turns it back, up again fills the word list from the stored titles,
+// descriptions and tags and demotes the versions a listed newer version
+// supersedes. The store at dsn is opened with open, closed for the
+// migrations and opened again.
+func TestSearchRankUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
+	s := openStore(t, dsn, open)
 	nd := prepare(t, simpleDoc("Weather outlook", "Daily forecast", []string{"meteo"}, "Body."))
 	nd.Publisher = "acme"
 	v1 := put(t, s, nd)
 	nd = prepare(t, "---\nname: Weather outlook v2\nsupersedes: "+v1.Digest.Hex()+"\n---\n\nBody.\n")
 	nd.Publisher = "acme"
 	put(t, s, nd)
-	s = reopen(t, s, func(ctx context.Context) { down(ctx); up(ctx) })
+	s.Close()
+	if err := migrate.Down(ctx(t), engine, dsn, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx(t), engine, dsn); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, dsn, open)
 	got, err := s.Suggest(ctx(t), "wether forcast")
 	noErr(t, "Suggest", err)
 	if got != "weather forecast" {
@@ -36,4 +43,14 @@ func TestSearchRankUpgrade(t *testing.T, s store.Store, reopen Reopener, down, u
 	if page := search(t, s, store.Query{Text: "outl"}); len(page.Entries) != 2 {
 		t.Fatalf("after the upgrade, the prefix finds %d entries, want 2", len(page.Entries))
 	}
+}
+
+func openStore[S store.Store](t *testing.T, dsn string, open func(context.Context, string) (S, error)) store.Store {
+	t.Helper()
+	s, err := open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
