@@ -125,6 +125,7 @@ func TestImportTrustFlags(t *testing.T) {
 	dataA, dataB, dataC := filepath.Join(work, "a"), filepath.Join(work, "b"), filepath.Join(work, "c")
 	arc := filepath.Join(work, "a.tar.gz")
 	for _, args := range [][]string{
+		{"publisher", "create", "acme", "--data-dir", dataA},
 		{"import", "--data-dir", dataA, "--publisher", "acme", docs},
 		{"import", "--data-dir", dataC, docs},
 		{"export", "--data-dir", dataA, "-o", arc},
