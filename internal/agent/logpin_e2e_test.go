@@ -21,13 +21,19 @@ import (
 // registry whose log lacks the document's record, or one whose tiles were
 // tampered with, he rejects the transaction with protocol_unproved.
 func TestPinnedRegistryLogKey(t *testing.T) {
+	for _, engine := range security.Engines {
+		t.Run(engine, func(t *testing.T) { testPinnedRegistryLogKey(t, engine) })
+	}
+}
+
+func testPinnedRegistryLogKey(t *testing.T, engine string) {
 	ctx := context.Background()
 	doc, d := weatherDoc(t)
 	skey, err := translog.GenerateKey("pinned.test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := security.Start(t, security.Options{LogKey: skey})
+	reg := security.Start(t, security.Options{Engine: engine, LogKey: skey})
 	// Other documents first, so the proof needs hashes from the tiles.
 	for i := range 4 {
 		if _, err := reg.Svc.Publish(ctx, fmt.Appendf(nil, "# Filler %d\n", i), nil, ""); err != nil {
@@ -40,7 +46,7 @@ func TestPinnedRegistryLogKey(t *testing.T) {
 	key := reg.Log.VerifierKey()
 
 	// The same key's log, without the weather document.
-	other := security.Start(t, security.Options{LogKey: skey})
+	other := security.Start(t, security.Options{Engine: engine, LogKey: skey})
 	if _, err := other.Svc.Publish(ctx, []byte("# Something else\n"), nil, ""); err != nil {
 		t.Fatal(err)
 	}
