@@ -22,8 +22,10 @@ const LogRecordVersion = "agora-registry/1"
 
 // Events of the log.
 const (
-	LogEventPublish  = "publish"
-	LogEventWithdraw = "withdraw"
+	LogEventPublish    = "publish"
+	LogEventWithdraw   = "withdraw"
+	LogEventDeprecate  = "deprecate"  // status deprecated; the reason names any replacement
+	LogEventReactivate = "reactivate" // status active again
 )
 
 // ErrBadLogRecord refuses record text that is not of this format.

@@ -52,9 +52,9 @@ type Registry struct {
 // NewRegistry checks base (an http(s) URL without query or fragment) and
 // returns a client sending its requests through hc.
 func NewRegistry(base string, hc *http.Client) (*Registry, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-		return nil, ErrRegistryURL.With(fmt.Sprintf("%q is not an http(s) base URL without query or fragment", base))
+	u, err := parseRegistryBase(base)
+	if err != nil {
+		return nil, err
 	}
 	if hc == nil {
 		return nil, errors.New("client: no http.Client given")
@@ -63,6 +63,15 @@ func NewRegistry(base string, hc *http.Client) (*Registry, error) {
 	u.User = nil
 	c.origin = strings.TrimRight(u.String(), "/")
 	return c, nil
+}
+
+// parseRegistryBase reads a registry's base URL as NewRegistry takes it.
+func parseRegistryBase(base string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return nil, ErrRegistryURL.With(fmt.Sprintf("%q is not an http(s) base URL without query or fragment", base))
+	}
+	return u, nil
 }
 
 // Origin is the base URL without credentials.

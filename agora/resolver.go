@@ -2,6 +2,7 @@ package agora
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -25,8 +26,9 @@ type Resolver struct {
 	cache      *Cache
 	fetcher    *Fetcher
 	registries []*Registry
-	maxDoc     int // document size limit; 0 means DefaultMaxDocumentBytes
-	maxSources int // 0 means DefaultMaxSources
+	logs       map[*Registry]*pinnedLog // registries with a pinned log key
+	maxDoc     int                      // document size limit; 0 means DefaultMaxDocumentBytes
+	maxSources int                      // 0 means DefaultMaxSources
 	logger     *slog.Logger
 }
 
@@ -40,8 +42,14 @@ type ResolverOptions struct {
 	// Registries are trusted registry base URLs asked when the sender's
 	// sources fail; their exact host:port is opened in the fetch guard.
 	Registries []string
-	Fetch      FetchPolicy
-	Log        *slog.Logger
+	// LogKeys pin a registry's transparency-log verifier key (note format,
+	// as /.well-known/agora announces it), by registry base URL (one of
+	// Registries): a document from that registry is accepted only with a
+	// valid proof that its log includes the document's publish record,
+	// else it fails with ErrUnproved.
+	LogKeys map[string]string
+	Fetch   FetchPolicy
+	Log     *slog.Logger
 }
 
 // DefaultCacheDir is where a Resolver caches documents by default.
@@ -81,6 +89,9 @@ func NewResolver(o ResolverOptions) (*Resolver, error) {
 		}
 		reg.MaxDocumentBytes = o.MaxDocumentBytes
 		r.registries = append(r.registries, reg)
+	}
+	if r.logs, err = pinLogs(o.LogKeys, r.registries); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -132,10 +143,14 @@ func (r *Resolver) resolve(ctx context.Context, d Digest, sources []string, keep
 	} else if ok {
 		return Resolved{Document: doc, Origin: "cache"}, nil
 	}
-	var failures []string
+	var (
+		failures []string
+		unproved bool
+	)
 	// The sender reads failures; the log gets the full cause. A registry is
 	// named by its place in the config, as its address may be internal.
 	fail := func(shown, logged string, err error) {
+		unproved = unproved || errors.Is(err, ErrUnproved)
 		failures = append(failures, fmt.Sprintf("%s: %s", shown, errText(err)))
 		r.log().Info("protocol source failed", "hash", d.Hex(), "source", logged, "err", err)
 	}
@@ -178,7 +193,11 @@ func (r *Resolver) resolve(ctx context.Context, d Digest, sources []string, keep
 	if len(failures) == 0 {
 		failures = append(failures, "no sources given and no registry configured")
 	}
-	return Resolved{}, ErrUnresolvable.With(fmt.Sprintf("protocol %s could not be obtained (%s)", d.Hex(), strings.Join(failures, "; ")))
+	why := fmt.Sprintf("protocol %s could not be obtained (%s)", d.Hex(), strings.Join(failures, "; "))
+	if unproved { // a pinned registry had it but could not prove it: say so
+		return Resolved{}, ErrUnproved.With(why)
+	}
+	return Resolved{}, ErrUnresolvable.With(why)
 }
 
 // ErrNotASource refuses a source that is no http(s) URL, no data: URI and
@@ -208,9 +227,28 @@ func isInlineText(src string) bool {
 	return !ok || strings.ContainsAny(src, "\n\r\t ") || strings.ContainsAny(scheme, "/#?")
 }
 
-// fromRegistry asks the batch-resolve API for sources (and the document's
-// lifecycle), tries them, then the registry's own raw URL.
+// fromRegistry obtains a document through a registry and, when its log
+// key is pinned, proves it in the registry's log before it is cached.
 func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, keep bool) ([]byte, *Deprecation, error) {
+	doc, dep, err := r.fetchFromRegistry(ctx, reg, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if l := r.logs[reg]; l != nil {
+		if err := l.prove(ctx, d, doc); err != nil {
+			return nil, nil, err
+		}
+	}
+	if keep {
+		r.keep(d, doc)
+	}
+	return doc, dep, nil
+}
+
+// fetchFromRegistry asks the batch-resolve API for sources (and the
+// document's lifecycle), tries them, then the registry's own raw URL; the
+// document it returns is verified, not yet cached.
+func (r *Resolver) fetchFromRegistry(ctx context.Context, reg *Registry, d Digest) ([]byte, *Deprecation, error) {
 	results, err := reg.Resolve(ctx, []Digest{d})
 	var (
 		tried []string
@@ -231,7 +269,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, ke
 				}
 				tried = append(tried, src)
 				doc, ferr := r.fetcher.Get(ctx, src, r.maxBytes())
-				if ferr == nil && r.accept(d, doc, keep) == nil {
+				if ferr == nil && r.accept(d, doc, false) == nil {
 					return doc, dep, nil
 				}
 			}
@@ -247,7 +285,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, reg *Registry, d Digest, ke
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := r.accept(d, doc, keep); err != nil {
+	if err := r.accept(d, doc, false); err != nil {
 		return nil, nil, err
 	}
 	return doc, dep, nil
@@ -271,13 +309,17 @@ func (r *Resolver) accept(d Digest, doc []byte, keep bool) error {
 	if err := Verify(doc, d); err != nil {
 		return err
 	}
-	if !keep {
-		return nil
+	if keep {
+		r.keep(d, doc)
 	}
+	return nil
+}
+
+// keep caches a verified document; a failure only costs a later fetch.
+func (r *Resolver) keep(d Digest, doc []byte) {
 	if err := r.cache.Put(d, doc); err != nil {
 		r.log().Warn("cache write failed", "hash", d.Hex(), "err", err)
 	}
-	return nil
 }
 
 // Seed verifies and caches a document the operator supplied (a file named

@@ -53,7 +53,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	resolver, err := agora.NewResolver(agora.ResolverOptions{
 		CacheDir: cfg.CacheDir, MaxCacheBytes: cfg.Limits.MaxCacheBytes,
 		MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, MaxSources: cfg.Limits.MaxSources,
-		Registries: cfg.Registries, Log: log,
+		Registries: cfg.Registries, LogKeys: cfg.RegistryLogKeys, Log: log,
 		Fetch: agora.FetchPolicy{Allow: cfg.Allow, MaxRedirects: cfg.Limits.MaxRedirects, Timeout: cfg.Limits.FetchTimeout},
 	})
 	if err != nil {

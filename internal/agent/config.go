@@ -27,6 +27,10 @@ type Config struct {
 	// and used for the sources this agent advertises. Their host:port is
 	// added to the fetch allow-list automatically.
 	Registries []string `yaml:"registries"`
+	// RegistryLogKeys pin registries' transparency-log verifier keys (by
+	// base URL, one of Registries): a document obtained through such a
+	// registry is used only with a valid proof that its log includes it.
+	RegistryLogKeys map[string]string `yaml:"registryLogKeys"`
 	// PublicRegistries are the same registries' public base URLs, used in
 	// advertised sources, which whoever reads them must be able to reach;
 	// empty means Registries.

@@ -77,3 +77,49 @@ func TestExampleConfigShowsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// registryLogKeys reads URL=KEY pairs from a repeated flag, a
+// comma-separated variable, a YAML list or a YAML mapping; a key's '+' and
+// '=' stay in it, and a pair that is no URL=KEY is refused.
+func TestRegistryLogKeysOption(t *testing.T) {
+	const k1, k2 = "reg.example+0a1b2c3d+AQID/+4=", "other+9f8e7d6c+BAUG"
+	want := map[string]string{"http://a:8080": k1, "https://b": k2}
+	parse := func(args []string, env map[string]string, yamlBody string) (Config, error) {
+		var c Config
+		var file string
+		if yamlBody != "" {
+			path := filepath.Join(t.TempDir(), "agent.yaml")
+			if err := os.WriteFile(path, []byte(yamlBody), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, "--config", path)
+		}
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		err := config.Parse(fs, c.Options(&file), args, func(k string) string { return env[k] })
+		return c, err
+	}
+	for name, in := range map[string]struct {
+		args []string
+		env  map[string]string
+		yaml string
+	}{
+		"flags":   {args: []string{"--registry-log-key", "http://a:8080/=" + k1, "--registry-log-key", "https://b=" + k2}},
+		"env":     {env: map[string]string{"AGENT_REGISTRY_LOG_KEYS": "http://a:8080=" + k1 + ", https://b=" + k2}},
+		"list":    {yaml: "registryLogKeys:\n  - http://a:8080=" + k1 + "\n  - https://b=" + k2 + "\n"},
+		"mapping": {yaml: "registryLogKeys:\n  http://a:8080/: " + k1 + "\n  https://b: " + k2 + "\n"},
+	} {
+		c, err := parse(in.args, in.env, in.yaml)
+		if err != nil || len(c.RegistryLogKeys) != 2 || c.RegistryLogKeys["http://a:8080"] != want["http://a:8080"] || c.RegistryLogKeys["https://b"] != want["https://b"] {
+			t.Errorf("%s: %v %v", name, c.RegistryLogKeys, err)
+		}
+	}
+	for _, bad := range []string{"http://a", "ftp://a=" + k1, "http://a=", "http://a=x y", "http://a=" + k1 + ",http://a/=" + k2} {
+		if _, err := parse([]string{"--registry-log-key", bad}, nil, ""); err == nil {
+			t.Errorf("--registry-log-key %q accepted", bad)
+		}
+	}
+	if _, err := parse(nil, map[string]string{"AGENT_REGISTRY_LOG_KEYS": "http://user:secret@a"}, ""); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("a bad pair with a password: %v", err)
+	}
+}

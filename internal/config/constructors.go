@@ -38,6 +38,10 @@ func List(p *[]string) flag.Value { return listValue{p, false} }
 // sequence, never split at commas).
 func Paths(p *[]string) flag.Value { return listValue{p, true} }
 
+// URLPairs maps http(s) URLs to values: URL=VALUE items (comma-separated,
+// a repeated flag or a YAML list) or a YAML mapping of URL: VALUE.
+func URLPairs(p *map[string]string) flag.Value { return urlPairsValue{p} }
+
 // Prefixes is a comma-separated list of IP addresses and CIDR prefixes.
 func Prefixes(p *[]netip.Prefix) flag.Value { return prefixListValue{p} }
 

@@ -50,6 +50,8 @@ func (o Option) Type() string {
 		return "path of a YAML file"
 	case sectionValue:
 		return "YAML section"
+	case urlPairsValue:
+		return "URL=VALUE pairs, comma-separated (flag repeatable; YAML: a list, or a mapping of URL: VALUE)"
 	case prefixListValue:
 		return "comma-separated IPs/CIDRs"
 	}

@@ -146,6 +146,20 @@ func (f fileWalk) set(o Option, v *yaml.Node) error {
 			items = append(items, item.Value)
 		}
 		return l.setList(items)
+	case v.Kind == yaml.MappingNode:
+		m, ok := o.Value.(interface{ setMap(map[string]string) error })
+		if !ok {
+			break
+		}
+		items := map[string]string{}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, val := v.Content[i], v.Content[i+1]
+			if k.Kind != yaml.ScalarNode || val.Kind != yaml.ScalarNode {
+				return errors.New("want a mapping of plain values")
+			}
+			items[k.Value] = val.Value
+		}
+		return m.setMap(items)
 	}
 	return errors.New("want a single value, not a mapping")
 }

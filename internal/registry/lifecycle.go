@@ -7,6 +7,7 @@ import (
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // MaxReplacementChain bounds the walk that looks for a replacement cycle:
@@ -110,9 +111,9 @@ func (s *Service) statusLogEvent(r StatusRequest) *store.LogEvent {
 	if s.cfg.Log == nil {
 		return nil
 	}
-	ev := &store.LogEvent{Event: "reactivate", Status: string(r.Status), Reason: r.Message}
+	ev := &store.LogEvent{Event: translog.EventReactivate, Status: string(r.Status), Reason: r.Message}
 	if r.Status == store.StatusDeprecated {
-		ev.Event = "deprecate"
+		ev.Event = translog.EventDeprecate
 		if r.Replacement != nil {
 			ev.Reason += " (replacement " + r.Replacement.Hex() + ")"
 		}

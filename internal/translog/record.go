@@ -19,8 +19,10 @@ const RecordVersion = agora.LogRecordVersion
 
 // Events of the log.
 const (
-	EventPublish  = agora.LogEventPublish
-	EventWithdraw = agora.LogEventWithdraw
+	EventPublish    = agora.LogEventPublish
+	EventWithdraw   = agora.LogEventWithdraw
+	EventDeprecate  = agora.LogEventDeprecate
+	EventReactivate = agora.LogEventReactivate
 )
 
 // ErrBadRecord refuses record text that is not of this format.
