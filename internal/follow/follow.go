@@ -9,7 +9,6 @@ package follow
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,7 +37,8 @@ type Upstream interface {
 // Local is what the follower needs of this registry (registry.Service).
 type Local interface {
 	Stored(ctx context.Context, d protocol.Digest) (store.Entry, error)
-	PublishRequest(ctx context.Context, r registry.PublishRequest) (registry.PublishResult, error)
+	Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error)
+	PublishMany(ctx context.Context, rs []registry.PublishRequest) (refused []error, err error)
 	Withdraw(ctx context.Context, tok store.Token, d protocol.Digest, reason string) error
 }
 
@@ -176,11 +176,11 @@ func (f *Follower) Step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		if err := f.apply(ctx, r); err != nil {
-			return err
-		}
+	if err := f.apply(ctx, recs); err != nil {
+		return err
 	}
+	// The cursor is saved after the page's writes: a crash in between
+	// replays the page, which stores nothing twice (see apply).
 	st.Applied, st.Checkpoint = end, signed
 	if err := f.state.SaveFollowState(ctx, st); err != nil {
 		return err
@@ -244,55 +244,6 @@ func (f *Follower) records(ctx context.Context, v *translog.Verifier, cp translo
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// apply imports a publish of a document not stored here, and a withdrawal
-// of one that came from this upstream; everything else is left alone (a
-// document stored here already, whatever its origin, is never re-imported,
-// so follower chains cannot loop).
-func (f *Follower) apply(ctx context.Context, r translog.Record) error {
-	local, err := f.local.Stored(ctx, r.Digest)
-	found := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	switch r.Event {
-	case translog.EventPublish:
-		if found {
-			return nil
-		}
-		content, err := f.up.Fetch(ctx, r.Digest)
-		switch apperr.KindOf(err) {
-		case apperr.Gone, apperr.NotFound:
-			return nil // withdrawn upstream since: its withdrawal record follows
-		case apperr.TooLarge:
-			f.log.Warn("follower: a document larger than --max-document-bytes is not replicated", "hash", r.Digest.Hex())
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(content) != r.Size || sha256.Sum256(content) != r.SHA256 {
-			return translog.ErrNotProved.With(fmt.Sprintf("%s: the upstream's bytes are not the ones its log records", r.Digest.Hex()))
-		}
-		_, err = f.local.PublishRequest(ctx, registry.PublishRequest{Content: content, Origin: f.up.Origin(), Publisher: registry.MirrorPublisher})
-		switch k := apperr.KindOf(err); {
-		case errors.Is(err, store.ErrWithdrawn):
-			return nil
-		case err != nil && (k == apperr.Invalid || k == apperr.TooLarge):
-			// This registry's rules refuse it; retrying would block every
-			// later record behind it.
-			f.log.Warn("follower: a document this registry refuses is not replicated", "hash", r.Digest.Hex(), "error", err.Error())
-			return nil
-		}
-		return err
-	case translog.EventWithdraw:
-		if !found || local.Withdrawn() || local.Origin != f.up.Origin() {
-			return nil
-		}
-		return f.local.Withdraw(ctx, followerToken, r.Digest, r.Reason)
-	}
-	return nil
 }
 
 // followerToken is who withdraws a document because its upstream did (the
