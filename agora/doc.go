@@ -8,7 +8,9 @@
 // (/.wellknown, /wellknown, /.well-known/agora). Documents are obtained by
 // a Resolver (disk cache, the sender's sources through an SSRF-guarded
 // fetcher, data: URIs, registries) and always verified against their hash
-// with SHA-1 collision detection.
+// with SHA-1 collision detection; a registry whose transparency-log key
+// is pinned (ResolverOptions.LogKeys) must also prove, with LogVerifier,
+// that its log includes the document.
 //
 // A sender reads the target's well-known documents (FetchWellKnown),
 // chooses a protocol by the spec's criteria (ChooseProtocol), finds
