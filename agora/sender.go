@@ -56,7 +56,7 @@ type Choice struct {
 }
 
 // ErrNoProtocol means no candidate is usable with the target.
-var ErrNoProtocol = errors.New("no usable protocol: every candidate is marked unsupported by the target")
+var ErrNoProtocol = errors.New("no usable protocol")
 
 // ChooseProtocol applies the spec's criteria in order: listed by the
 // target, then one we have an implementation of, then metadata that fits
@@ -82,8 +82,11 @@ func ChooseProtocol(wk WellKnownInfo, candidates []Candidate, task string) (Choi
 		}
 		rs = append(rs, r)
 	}
+	if len(candidates) == 0 {
+		return Choice{}, fmt.Errorf("%w: no candidates", ErrNoProtocol)
+	}
 	if len(rs) == 0 {
-		return Choice{}, ErrNoProtocol
+		return Choice{}, fmt.Errorf("%w: the target marks every candidate unsupported", ErrNoProtocol)
 	}
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]

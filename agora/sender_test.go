@@ -2,6 +2,7 @@ package agora
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -47,7 +48,11 @@ func TestChooseProtocolCriteriaInOrder(t *testing.T) {
 	if c.Candidate.Digest != d(1) {
 		t.Fatalf("metadata third: %+v", c)
 	}
-	if _, err := ChooseProtocol(wk, []Candidate{banned}, ""); !errors.Is(err, ErrNoProtocol) {
+	if _, err := ChooseProtocol(wk, []Candidate{banned}, ""); !errors.Is(err, ErrNoProtocol) || !strings.Contains(err.Error(), "unsupported") {
 		t.Fatalf("only unsupported: %v", err)
+	}
+	// Nothing to choose from is not "all unsupported".
+	if _, err := ChooseProtocol(wk, nil, ""); !errors.Is(err, ErrNoProtocol) || strings.Contains(err.Error(), "unsupported") {
+		t.Fatalf("no candidates: %v", err)
 	}
 }
