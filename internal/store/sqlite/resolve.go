@@ -13,7 +13,9 @@ import (
 // hex its index in the array (key), and the join probes the digest index
 // once per element, in array order, so duplicates are answered each time.
 // The columns a resolution reports are all in documents_resolve
-// (migrations 0003, 0007, 0013), so no probe reads the table.
+// (migrations 0003, 0007, 0013), so no probe reads the table. The hint is
+// needed: without it SQLite probes the unique key and reads each row
+// (TestResolveReadsOnlyTheCoveringIndex).
 const resolveQuery = `SELECT j.key, d.title, d.withdrawn_at IS NOT NULL, d.status, d.status_message, d.replacement, d.publisher
 	FROM json_each(?) AS j JOIN documents AS d INDEXED BY documents_resolve ON d.hex = j.value`
 
