@@ -193,6 +193,13 @@ func TestFollowProcess(t *testing.T) {
 		t.Fatalf("withdraw upstream: %d %s", status, body)
 	}
 	waitFor("withdrawal", "/protocol/"+gone, http.StatusGone)
+
+	// The upstream restarts on its address: the follower backs off and
+	// resumes from its cursor.
+	stopServer(t, up)
+	up = startServer(t, "--data-dir", upData, "--open-publish", "--no-examples", "--addr", strings.TrimPrefix(up.URL, "http://"))
+	after := publishOver(t, up.URL, "# Published after a restart\n\nStill followed.\n")
+	waitFor("replication after the upstream's restart", "/protocol/"+after, http.StatusOK)
 	_, _, m := call(t, http.MethodGet, down.URL+"/metrics", nil)
 	if !bytes.Contains(m, []byte(`registry_follow_lag_records{upstream="`+up.URL+`"}`)) {
 		t.Fatalf("no lag metric for the upstream:\n%s", m)

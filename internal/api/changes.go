@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,7 +22,10 @@ func (s *Server) changes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := l.Changes(c.Request().Context(), after, limit, wait)
+	ctx, stop := context.WithCancel(c.Request().Context())
+	defer stop()
+	defer context.AfterFunc(s.draining, stop)() // shutdown ends the wait
+	out, err := l.Changes(ctx, after, limit, wait)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/netip"
 	"runtime"
@@ -104,6 +105,10 @@ type Server struct {
 	adoption  *adoption.Counter
 	mcp       bool // serve /mcp (mcp.go)
 	follow    []*follow.Follower
+	// draining ends when Run starts shutting down: long polls of the
+	// change feed answer then instead of outliving the grace period.
+	draining context.Context
+	drain    context.CancelFunc
 }
 
 // Option configures a Server.
@@ -129,6 +134,7 @@ func WithPublishRateLimit(l *RateLimiter) Option { return func(s *Server) { s.pu
 func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 	cfg = withDefaults(cfg)
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger}
+	s.draining, s.drain = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
 	}

@@ -20,20 +20,58 @@ const fetchers = 8
 
 // apply applies one page of verified records: the documents its publishes
 // name that are not stored here are fetched concurrently, checked against
-// their records and stored in one transaction; then its withdrawals of
+// their records and stored in one transaction per maxBatchBytes; then its
+// withdrawals of
 // documents that came from this upstream are applied in order. A document
 // stored here already, whatever its origin, is never re-imported (so
-// follower chains cannot loop, and a replayed page stores nothing twice).
-// Any failure stores nothing of the page's publishes.
+// follower chains cannot loop, and a page replayed after a failure stores
+// nothing twice).
 func (f *Follower) apply(ctx context.Context, recs []translog.Record) error {
 	missing, err := f.missing(ctx, recs)
 	if err != nil {
 		return err
 	}
-	contents := make([][]byte, len(missing))
+	for len(missing) > 0 {
+		n := batchOf(missing)
+		if err := f.fetchAndStore(ctx, missing[:n]); err != nil {
+			return err
+		}
+		missing = missing[n:]
+	}
+	for _, r := range recs {
+		if r.Event == translog.EventWithdraw {
+			if err := f.withdraw(ctx, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxBatchBytes bounds the documents held and stored at once, as an
+// import's batches are bounded (archive.DefaultBatchBytes).
+const maxBatchBytes = 16 << 20
+
+// batchOf is how many of rs (at least one) fit in maxBatchBytes by their
+// records' sizes, which each fetched document must match.
+func batchOf(rs []translog.Record) int {
+	total := 0
+	for i, r := range rs {
+		total += r.Size
+		if total > maxBatchBytes && i > 0 {
+			return i
+		}
+	}
+	return len(rs)
+}
+
+// fetchAndStore fetches rs concurrently and stores those to replicate in
+// one transaction.
+func (f *Follower) fetchAndStore(ctx context.Context, rs []translog.Record) error {
+	contents := make([][]byte, len(rs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchers)
-	for i, r := range missing {
+	for i, r := range rs {
 		g.Go(func() (err error) {
 			contents[i], err = f.fetch(gctx, r)
 			return err
@@ -49,20 +87,10 @@ func (f *Follower) apply(ctx context.Context, recs []translog.Record) error {
 	for i, c := range contents {
 		if c != nil {
 			reqs = append(reqs, registry.PublishRequest{Content: c, Origin: f.up.Origin(), Publisher: registry.MirrorPublisher})
-			hex = append(hex, missing[i].Digest.Hex())
+			hex = append(hex, rs[i].Digest.Hex())
 		}
 	}
-	if err := f.store(ctx, reqs, hex); err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if r.Event == translog.EventWithdraw {
-			if err := f.withdraw(ctx, r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return f.store(ctx, reqs, hex)
 }
 
 // store stores a page's fetched documents in one transaction. Should the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,6 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/storetest"
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -35,7 +35,7 @@ const convergeDocs = 10_000
 func TestFollowerConvergesOnALargeUpstream(t *testing.T) {
 	for _, engine := range security.Engines {
 		t.Run(engine, func(t *testing.T) {
-			up := security.Start(t, security.Options{Engine: engine})
+			up := security.Start(t, security.Options{}) // the follower's engine is the one tested
 			here := security.Start(t, security.Options{Engine: engine})
 			ds := seed(t, up.Store, convergeDocs)
 			withdraw := func(srv *security.Server, from int) {
@@ -113,8 +113,8 @@ func restart(t *testing.T, st store.Store) (string, *translog.Log) {
 	return srv.URL, tl
 }
 
-// seed stores n new corpus documents upstream in batches, as an import
-// does (the follower's work is what is measured, not the upstream's).
+// seed stores n new small documents upstream in batches, as an import
+// does (the follower's work is what is tested, not the upstream's).
 func seed(t *testing.T, st store.Store, n int) []protocol.Digest {
 	t.Helper()
 	stats, err := st.Stats(ctx(t))
@@ -126,7 +126,7 @@ func seed(t *testing.T, st store.Store, n int) []protocol.Digest {
 	for i := from; i < from+n; i += 1000 {
 		var batch []store.NewDocument
 		for j := i; j < min(i+1000, from+n); j++ {
-			d, err := protocol.Prepare(storetest.GenerateDocument(j), 0)
+			d, err := protocol.Prepare(fmt.Appendf(nil, "# Replicated %d\n\nDocument %d of the upstream.\n", j, j), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
