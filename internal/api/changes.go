@@ -21,6 +21,13 @@ func (s *Server) changes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if wait > 0 {
+		leave, err := s.polls.enter(c)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	out, err := l.Changes(c.Request().Context(), after, limit, wait)
 	if err != nil {
 		return err
