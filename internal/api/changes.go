@@ -22,6 +22,13 @@ func (s *Server) changes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if wait > 0 {
+		leave, err := s.polls.enter(c)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	ctx, stop := context.WithCancel(c.Request().Context())
 	defer stop()
 	defer context.AfterFunc(s.draining, stop)() // shutdown ends the wait

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -82,13 +83,30 @@ func (s *Server) logRecord(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id < 0 {
-		return translog.ErrNoRecord.With("a record id is a number from 0")
+	id, err := recordID(c.Param("id"))
+	if err != nil {
+		return err
 	}
 	text, err := l.Record(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	return writeLogText(c, text, "public, max-age=31536000, immutable")
+}
+
+// errBadRecordID refuses a record id that is not canonical decimal: the
+// answer is cached as immutable, so one record has one URL.
+var errBadRecordID = apperr.New(apperr.Invalid, "bad_record_id",
+	"a record id is a decimal number from 0, without sign or leading zeros")
+
+// recordID reads a record id; one past int64 is beyond any log (404).
+func recordID(s string) (int64, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" || (len(s) > 1 && s[0] == '0') {
+		return 0, errBadRecordID
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, translog.ErrNoRecord
+	}
+	return id, nil
 }

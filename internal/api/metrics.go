@@ -84,6 +84,13 @@ func (m *metrics) follow(fs []*follow.Follower) {
 	}
 }
 
+// longPolls exports how many change-feed long polls are waiting.
+func (m *metrics) longPolls(p *longPolls) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "registry_changes_long_polls", Help: "Change-feed long polls (wait=) waiting.",
+	}, func() float64 { return float64(p.waiting()) }))
+}
+
 // observe counts and times one answered request. The label children are
 // resolved once per route, method and status and kept: WithLabelValues
 // hashes and formats its labels on every call, which showed in profiles.

@@ -99,6 +99,7 @@ type Server struct {
 	publish *RateLimiter // publishes
 	metrics *metrics
 	heavy   *heavyGate
+	polls   *longPolls // the change feed's long polls per client (longpoll.go)
 	// directory serves /api/v1/agents (agents.go); adoption counts raw
 	// fetches and resolutions (nil: not counted).
 	directory *directory.Directory
@@ -143,6 +144,8 @@ func New(svc *registry.Service, cfg Config, opts ...Option) *Server {
 	}
 	s.metrics = newMetrics(svc)
 	s.metrics.follow(s.follow)
+	s.polls = newLongPolls(cfg.IPv6ClientPrefix)
+	s.metrics.longPolls(s.polls)
 	s.heavy = newHeavyGate(cfg)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

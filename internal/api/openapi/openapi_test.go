@@ -456,6 +456,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "log tile beyond", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/0/001", status: 404},
 		{name: "log record", op: "GET /log/record/{id}", method: "GET", path: "/log/record/0", status: 200},
 		{name: "log record beyond", op: "GET /log/record/{id}", method: "GET", path: "/log/record/999", status: 404},
+		{name: "log record malformed", op: "GET /log/record/{id}", method: "GET", path: "/log/record/01", status: 400},
 		{name: "well-known", op: "GET /.well-known/agora", method: "GET", path: "/.well-known/agora", status: 200},
 		{name: "healthz", op: "GET /healthz", method: "GET", path: "/healthz", status: 200},
 		{name: "readyz", op: "GET /readyz", method: "GET", path: "/readyz", status: 200},
