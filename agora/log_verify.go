@@ -72,6 +72,12 @@ func (v *LogVerifier) Consistent(ctx context.Context, a, b LogCheckpoint) error 
 		}
 		return nil
 	}
+	if a.N == 0 { // a fresh log's first checkpoint: a prefix of every tree (tlog proves only n ≥ 1)
+		if empty, _ := tlog.TreeHash(0, nil); a.Hash != empty {
+			return ErrLogFork.With(fmt.Sprintf("the empty tree's checkpoint has root %s, not the empty tree's %s", a.Hash, empty))
+		}
+		return nil
+	}
 	thr := tlog.TileHashReader(b.Tree, v.tiles(ctx))
 	p, err := tlog.ProveTree(b.N, a.N, thr)
 	if err == nil {

@@ -1,0 +1,68 @@
+package agora
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// signedTree is a log source whose checkpoint claims a tree of size n
+// (signed with the pinned key: a hostile registry holds its own key).
+type signedTree struct {
+	memLog
+	n int64
+}
+
+func (s *signedTree) LogCheckpoint(context.Context) ([]byte, error) {
+	return note.Sign(&note.Note{Text: LogCheckpoint{Origin: s.signer.Name(), Tree: tlog.Tree{N: s.n}}.Body()}, s.signer)
+}
+
+// TestHugeCheckpointIsRefused: tlog's proof math loops forever (ignoring
+// the context) for trees past 2^62 records, so a signed checkpoint that
+// claims one is refused before any proof is attempted.
+func TestHugeCheckpointIsRefused(t *testing.T) {
+	skey, vkey := genKey(t, "huge.test")
+	for _, n := range []int64{MaxLogTreeSize + 1, 1<<63 - 1} {
+		src := &signedTree{memLog: *newMemLog(t, skey), n: n}
+		v, err := NewLogVerifier(src, vkey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := v.Latest(context.Background()); !errors.Is(err, ErrBadLogCheckpoint) {
+			t.Fatalf("a signed checkpoint of %d records: %v, want ErrBadLogCheckpoint", n, err)
+		}
+	}
+	if c, err := ParseLogCheckpoint("log\n4611686018427387903\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"); err != nil || c.N != MaxLogTreeSize {
+		t.Fatalf("a checkpoint of MaxLogTreeSize records: %v", err)
+	}
+}
+
+// TestEmptyTreeIsAPrefixOfEveryTree: a log's first checkpoint may be of
+// the empty tree (a fresh registry signs one); a later, larger tree is
+// consistent with it, not a fork.
+func TestEmptyTreeIsAPrefixOfEveryTree(t *testing.T) {
+	ctx := context.Background()
+	skey, vkey := genKey(t, "empty.test")
+	l := newMemLog(t, skey)
+	v, _ := NewLogVerifier(l, vkey)
+	empty, _, err := v.Latest(ctx)
+	if err != nil || empty.N != 0 {
+		t.Fatalf("the empty log's checkpoint: %+v %v", empty, err)
+	}
+	l.add(t, []byte("# One\n"), false)
+	l.add(t, []byte("# Two\n"), false)
+	grown, _, err := v.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Consistent(ctx, empty, grown); err != nil {
+		t.Fatalf("the empty tree then a tree of %d: %v", grown.N, err)
+	}
+	forged := LogCheckpoint{Origin: empty.Origin, Tree: tlog.Tree{N: 0, Hash: tlog.Hash{1}}}
+	if err := v.Consistent(ctx, forged, grown); !errors.Is(err, ErrLogFork) {
+		t.Fatalf("an empty tree with another root: %v, want ErrLogFork", err)
+	}
+}
