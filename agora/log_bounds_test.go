@@ -3,6 +3,10 @@ package agora
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/mod/sumdb/note"
@@ -65,5 +69,55 @@ func TestEmptyTreeIsAPrefixOfEveryTree(t *testing.T) {
 	zeros := LogCheckpoint{Origin: empty.Origin} // the registry's own empty checkpoint has a root of zeros
 	if err := v.Consistent(ctx, zeros, grown); err != nil {
 		t.Fatalf("the registry's empty tree then a tree of %d: %v", grown.N, err)
+	}
+}
+
+// TestHashTileIsReadToItsSize: a hash tile is W hashes; a registry
+// answering with more is refused at W*32+1 bytes instead of read up to
+// the 1 MiB of other log answers, and a path that is not a tile is not
+// requested at all.
+func TestHashTileIsReadToItsSize(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		n := 64 << 10 // more than any hash tile, less than the 1 MiB limit
+		if strings.HasPrefix(r.URL.Path, "/log/tile/8/data/") {
+			n = 1<<20 + 1
+		}
+		_, _ = w.Write(make([]byte, n/2)) // a stream, no Content-Length
+		w.(http.Flusher).Flush()
+		_, _ = w.Write(make([]byte, n-n/2))
+	}))
+	defer srv.Close()
+	c, err := NewRegistry(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, path := range []string{"tile/8/0/000", "tile/8/2/000.p/3"} {
+		if _, err := c.LogTile(ctx, path); !errors.Is(err, ErrRegistryTooLarge) {
+			t.Errorf("%s answered with 64 KiB: %v, want ErrRegistryTooLarge", path, err)
+		}
+	}
+	for _, path := range []string{"tile/8/data/000", "tile/8/data/000.p/9"} {
+		if _, err := c.LogTile(ctx, path); !errors.Is(err, ErrRegistryTooLarge) || !strings.Contains(err.Error(), "1048576") {
+			t.Errorf("%s: %v, want ErrRegistryTooLarge at 1 MiB", path, err)
+		}
+	}
+	mu.Lock()
+	n := len(asked)
+	mu.Unlock()
+	for _, path := range []string{"tile/8/0/../../checkpoint", "/tile/8/0/000", "tile/8/0/0", "checkpoint"} {
+		if _, err := c.LogTile(ctx, path); !errors.Is(err, ErrRegistryURL) {
+			t.Errorf("LogTile(%q): %v, want ErrRegistryURL", path, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != n {
+		t.Errorf("non-tile paths were requested: %v", asked[n:])
 	}
 }
