@@ -13,6 +13,11 @@ import (
 // ErrBadLogCheckpoint refuses a checkpoint that does not verify or parse.
 var ErrBadLogCheckpoint = newError(KindInvalid, "bad_checkpoint", "the log checkpoint is not a valid signed tree head of this log")
 
+// MaxLogTreeSize is the largest tree a checkpoint may claim: past 2^62
+// records tlog's proof math overflows and loops forever (ignoring the
+// context), so a signed checkpoint claiming more is refused unread.
+const MaxLogTreeSize = 1<<62 - 1
+
 // LogCheckpoint is a tree head of a named log.
 type LogCheckpoint struct {
 	Origin string
@@ -51,6 +56,9 @@ func ParseLogCheckpoint(text string) (LogCheckpoint, error) {
 	n, err := strconv.ParseInt(lines[1], 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
 		return LogCheckpoint{}, ErrBadLogCheckpoint.With("the checkpoint's tree size is not a number")
+	}
+	if n > MaxLogTreeSize {
+		return LogCheckpoint{}, ErrBadLogCheckpoint.With(fmt.Sprintf("the checkpoint claims %d records, more than a log can hold (%d)", n, int64(MaxLogTreeSize)))
 	}
 	root, err := base64.StdEncoding.DecodeString(lines[2])
 	if err != nil || len(root) != tlog.HashSize {

@@ -4,45 +4,53 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Log answers are small: a checkpoint or a record is a few hundred bytes,
 // a tile at most 256 hashes (8 KiB) or 256 records.
 const maxLogBytes = 1 << 20
 
-// logGet fetches one /log answer.
-func (c *Registry) logGet(ctx context.Context, path string) ([]byte, error) {
+// logGet fetches one /log answer of at most limit bytes.
+func (c *Registry) logGet(ctx context.Context, path string, limit int) ([]byte, error) {
 	req, err := c.request(ctx, http.MethodGet, path, nil, "", "text/plain, application/octet-stream")
 	if err != nil {
 		return nil, err
 	}
-	_, body, err := c.do(req, maxLogBytes)
+	_, body, err := c.do(req, limit)
 	return body, err
 }
 
 // LogCheckpoint is the registry's latest signed checkpoint (unverified).
 func (c *Registry) LogCheckpoint(ctx context.Context) ([]byte, error) {
-	return c.logGet(ctx, "/log/checkpoint")
+	return c.logGet(ctx, "/log/checkpoint", maxLogBytes)
 }
 
-// LogTile is one tile at path (tlog.Tile.Path) (unverified).
+// LogTile is one tile at path (tlog.Tile.Path) (unverified). A hash
+// tile is read only up to its exact size (W hashes): a proof reads a few
+// tiles per level, and a hostile registry must not make each of them 1 MiB.
 func (c *Registry) LogTile(ctx context.Context, path string) ([]byte, error) {
-	if strings.Contains(path, "..") || strings.HasPrefix(path, "/") {
+	t, err := tlog.ParseTilePath(path)
+	if err != nil {
 		return nil, ErrRegistryURL.With("not a tile path")
 	}
-	return c.logGet(ctx, "/log/"+path)
+	limit := maxLogBytes
+	if t.L >= 0 {
+		limit = t.W * tlog.HashSize
+	}
+	return c.logGet(ctx, "/log/"+path, limit)
 }
 
 // LogLookup is the record and checkpoint of a document (unverified).
 func (c *Registry) LogLookup(ctx context.Context, d Digest) ([]byte, error) {
-	return c.logGet(ctx, "/log/lookup/"+d.Hex())
+	return c.logGet(ctx, "/log/lookup/"+d.Hex(), maxLogBytes)
 }
 
 // LogRecord is one record's text (unverified).
 func (c *Registry) LogRecord(ctx context.Context, id int64) ([]byte, error) {
-	return c.logGet(ctx, "/log/record/"+strconv.FormatInt(id, 10))
+	return c.logGet(ctx, "/log/record/"+strconv.FormatInt(id, 10), maxLogBytes)
 }
 
 // RegistryWellKnown is a registry's self-description (/.well-known/agora).

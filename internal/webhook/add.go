@@ -2,15 +2,21 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
-// ErrBadWebhook refuses a webhook that cannot be registered.
+// ErrBadWebhook refuses a webhook that cannot be registered; With says
+// which part is wrong.
 var ErrBadWebhook = store.ErrInvalid.With("a webhook needs an http(s) URL, a secret of at least 16 characters and event names")
+
+// Events are the log's events a webhook may ask for.
+var Events = []string{translog.EventPublish, translog.EventWithdraw, translog.EventDeprecate, translog.EventReactivate}
 
 // Add checks and registers a webhook; it is sent the changes from now on,
 // or the whole log with fromStart.
@@ -19,21 +25,24 @@ func Add(ctx context.Context, st interface {
 	LogHead(ctx context.Context) (store.LogHead, error)
 }, rawURL, secret string, events []string, fromStart bool) (store.Webhook, error) {
 	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || len(secret) < 16 {
-		return store.Webhook{}, ErrBadWebhook
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("%q is not an http(s) URL without user information", printable(rawURL)))
+	}
+	if len(secret) < 16 {
+		return store.Webhook{}, ErrBadWebhook.With("the webhook's secret has fewer than 16 characters")
 	}
 	var clean []string
 	for _, e := range events {
 		e = strings.TrimSpace(e)
-		if e == "" || strings.ContainsAny(e, " \t\n,") || len(e) > 32 {
-			return store.Webhook{}, ErrBadWebhook
+		if !slices.Contains(Events, e) {
+			return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("unknown event %q: a webhook takes %s", printable(e), strings.Join(Events, ", ")))
 		}
 		if !slices.Contains(clean, e) {
 			clean = append(clean, e)
 		}
 	}
 	if len(clean) == 0 {
-		return store.Webhook{}, ErrBadWebhook
+		return store.Webhook{}, ErrBadWebhook.With("the webhook names no event: it takes " + strings.Join(Events, ", "))
 	}
 	from := int64(0)
 	if !fromStart {
@@ -44,4 +53,12 @@ func Add(ctx context.Context, st interface {
 		from = head.Size
 	}
 	return st.CreateWebhook(ctx, u.String(), secret, clean, from)
+}
+
+// printable quotes at most 200 bytes of an operator's argument.
+func printable(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
 }

@@ -100,10 +100,14 @@ func (d *Dispatcher) Deliver(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Each webhook's round gets its share of half the lease: a receiver
+	// that answers slowly (but in time) delays the others by its share plus
+	// one post, and the whole pass stays within the lease.
+	share := d.t.Lease / 2 / time.Duration(max(len(ws), 1))
 	for i, w := range ws {
 		err := ctx.Err()
 		if err == nil {
-			err = d.round(ctx, w, head.Size)
+			err = d.round(ctx, w, head.Size, share)
 			i++
 		}
 		if err != nil {
@@ -134,8 +138,10 @@ func (d *Dispatcher) save(ctx context.Context, w store.Webhook) error {
 	return d.st.SaveWebhookProgress(ctx, w)
 }
 
-// round sends one webhook up to perRound records and saves where it got.
-func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) error {
+// round sends one webhook up to perRound records, for about share (at
+// least one record), and saves where it got.
+func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64, share time.Duration) error {
+	start := d.Now()
 	if w.Delivered < size {
 		recs, err := d.st.LogRecords(ctx, w.Delivered, int(min(perRound, size-w.Delivered)))
 		if err != nil {
@@ -172,6 +178,9 @@ func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64) err
 				d.log.Error("webhook delivery given up after retrying for a day", "webhook", w.ID, "record", r.Index, "error", err.Error())
 			}
 			w.Delivered, w.Attempts, w.FailingSince = r.Index+1, 0, nil
+			if d.Now().Sub(start) >= share {
+				break // the rest next round, after the others' turns
+			}
 		}
 	}
 	w.NextAt = d.Now()
