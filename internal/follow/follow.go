@@ -114,10 +114,7 @@ func (f *Follower) Run(ctx context.Context) {
 			return
 		case err != nil && ctx.Err() == nil:
 			f.log.Warn("follower: upstream or store failed; backing off", "error", err.Error(), "retryIn", backoff.String())
-			select {
-			case <-ctx.Done():
-			case <-time.After(backoff):
-			}
+			sleep(ctx, backoff)
 			backoff = min(2*backoff, f.t.MaxBackoff)
 		default:
 			backoff = f.t.MinBackoff
@@ -168,7 +165,14 @@ func (f *Follower) Step(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err := f.up.WaitChanges(ctx, cp.N, f.t.Wait)
+		start := time.Now()
+		n, err := f.up.WaitChanges(ctx, cp.N, f.t.Wait)
+		if err == nil && n <= cp.N {
+			// Nothing new yet answered early (an upstream shutting down, out
+			// of poll slots, or hostile): pause, so a caught-up follower
+			// never spins on checkpoints and polls.
+			sleep(ctx, f.t.MinBackoff-time.Since(start))
+		}
 		return err
 	}
 	end := min((st.Applied/256+1)*256, cp.N)
@@ -249,3 +253,16 @@ func (f *Follower) records(ctx context.Context, v *translog.Verifier, cp translo
 // followerToken is who withdraws a document because its upstream did (the
 // document's history names it).
 var followerToken = store.Token{Name: "follower"}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
