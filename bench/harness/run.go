@@ -260,6 +260,11 @@ func (o Options) runEngine(ctx context.Context, engine, regBin string, c *Corpus
 	if err := checkBytes(base, c, o.N/2); err != nil {
 		return err
 	}
+	if took, err := waitLogCaughtUp(base, o.N, 10*time.Minute); err != nil {
+		run.Notes = append(run.Notes, "measured before the log caught up with the import: "+err.Error())
+	} else {
+		run.Notes = append(run.Notes, fmt.Sprintf("waited %.1f s for the log to integrate the import before measuring", took.Seconds()))
+	}
 	fx := &Fixtures{Corpus: c}
 	fx.NextNew.Store(int64(o.N) + 1_000_000_000) // far past any corpus
 	if slices.Contains(o.Scenarios, "search-deep") {
