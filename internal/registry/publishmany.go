@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"slices"
 
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -29,11 +30,8 @@ func (s *Service) PublishMany(ctx context.Context, rs []PublishRequest) (refused
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range created {
-		if c {
-			s.logChanged()
-			break
-		}
+	if slices.Contains(created, true) {
+		s.logChanged()
 	}
 	return refused, nil
 }

@@ -105,16 +105,11 @@ func (d *Dispatcher) Deliver(ctx context.Context) error {
 	// one post, and the whole pass stays within the lease.
 	share := d.t.Lease / 2 / time.Duration(max(len(ws), 1))
 	for i, w := range ws {
-		err := ctx.Err()
-		if err == nil {
-			err = d.round(ctx, w, head.Size, share)
-			i++
-		}
-		if err != nil {
+		if err := d.round(ctx, w, head.Size, share); err != nil {
 			if ctx.Err() != nil {
 				// Shutting down: hand the rest back now rather than leave
 				// them leased (undelivered) for a whole lease after a restart.
-				for _, rest := range ws[i:] {
+				for _, rest := range ws[i+1:] {
 					_ = d.save(ctx, rest)
 				}
 			}
