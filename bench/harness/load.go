@@ -3,9 +3,11 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -45,10 +47,26 @@ type Measurement struct {
 // queueing the server caused, which is the point of a fixed rate).
 const maxFixedWorkers = 2000
 
+// loopbackClients is vegeta's client with each new connection dialled from
+// the next of n loopback addresses (127.0.0.2, 127.0.0.3, …), so the n
+// connections of a run are n clients as the registry's per-client bounds
+// see them (one search or batch lookup at a time per client), as n users
+// would be. The options after it in Attack set the rest of its transport.
+func loopbackClients(n int) *http.Client {
+	var next atomic.Uint32
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		i := next.Add(1) % uint32(max(n, 1))
+		d := net.Dialer{KeepAlive: 30 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, byte(i/250), byte(2+i%250))}}
+		return d.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: &http.Transport{DialContext: dial}}
+}
+
 // Attack runs one load and measures it. Latency percentiles are exact (every
 // result's latency is kept and sorted), not estimated.
 func Attack(ctx context.Context, server string, l Load) Measurement {
 	opts := []func(*vegeta.Attacker){
+		vegeta.Client(loopbackClients(l.Connections)),
 		vegeta.Connections(l.Connections),
 		vegeta.MaxConnections(l.Connections),
 		vegeta.KeepAlive(true),
