@@ -293,19 +293,15 @@ func (s *Store) newestPhase(ctx context.Context, b *sqlBuilder, fromCursor bool,
 	return s.ordered(ctx, b, true, "", newestOrder, limit)
 }
 
-// walkCostRatio is how many times more a row costs the walk down a sort
-// index, which tests each row's search vector read from TOAST storage,
-// than a row read from the full-text index's matches. The planner counts
-// neither, so left alone it walks where sorting a rare word's few matches
-// is far cheaper (docs/benchmarks/postgres-search.md, "Rare words").
-const walkCostRatio = 10
-
 // ordered is the statement reading b's rows in order, limit of them, with
-// extra columns after entryColumns. With words, the rows are either found
-// by walking the order's index until limit of them matched, about
-// rows×limit/matches rows, or read from the full-text index and sorted,
-// matches rows: whichever costs less by the planner's estimate of the
-// matches and walkCostRatio.
+// extra columns after entryColumns. With words there are two ways, and
+// ordered takes the one that reads fewer rows by the planner's estimate of
+// the matches: walk the order's index until limit rows matched (about
+// rows×limit/matches rows, each tested), or read every match from the
+// full-text index and sort them. A row costs either way about the same
+// (5 µs at 1,000,000 documents, docs/benchmarks/postgres-search.md, "Rare
+// words at a million"), but the planner, left alone, walks for a rare word
+// too: 21,000 rows for a word in one document in a thousand.
 func (s *Store) ordered(ctx context.Context, b *sqlBuilder, words bool, extra, order string, limit int) (string, error) {
 	where := b.whereSQL()
 	if words {
@@ -313,7 +309,7 @@ func (s *Store) ordered(ctx context.Context, b *sqlBuilder, words bool, extra, o
 		if err != nil {
 			return "", err
 		}
-		if matches*matches < walkCostRatio*float64(s.analyze.rows())*float64(limit) {
+		if matches*matches < float64(s.analyze.rows())*float64(limit) {
 			return fmt.Sprintf(`WITH matches AS MATERIALIZED (SELECT %s FROM documents WHERE %s) SELECT *%s FROM matches ORDER BY %s LIMIT %d`,
 				entryColumns, where, extra, order, limit), nil
 		}
