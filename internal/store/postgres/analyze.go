@@ -35,6 +35,13 @@ func (a *analyzer) wrote(n int) bool {
 	return a.added >= max(minAnalyzeRows, a.baseline)
 }
 
+// rows is the table's row count as far as the analyzer knows it.
+func (a *analyzer) rows() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.baseline + a.added
+}
+
 // maybeAnalyze runs ANALYZE when due (bulk writes, which take their time
 // anyway). It is best effort: a failure only leaves the statistics to
 // autovacuum.

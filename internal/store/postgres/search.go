@@ -172,8 +172,11 @@ func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match,
 	} else if hasCursor {
 		b.afterNewest(cur, curDigest)
 	}
-	return s.querySearch(ctx, modeFor(m, q.Tags), q.Sort, rankBody, fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`,
-		entryColumns, extra, b.whereSQL(), order, q.Limit+1), b.args)
+	sql, err := s.ordered(ctx, b, len(m.Groups) > 0, extra, order, q.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	return s.querySearch(ctx, modeFor(m, q.Tags), q.Sort, rankBody, sql, b.args)
 }
 
 // searchRelevance reads the phases of a relevance page from the cursor's
@@ -190,21 +193,21 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	var rows []searchRow
 	for _, phase := range []struct {
 		lowest int // the lowest rank the phase reads
-		read   func(b *sqlBuilder, limit int) string
+		read   func(b *sqlBuilder, limit int) (string, error)
 	}{
-		{1, func(b *sqlBuilder, limit int) string {
-			return headPhase(b, m, len(q.Tags) > 0, rank, hasCursor, cur, curDigest, limit)
+		{1, func(b *sqlBuilder, limit int) (string, error) {
+			return headPhase(b, m, len(q.Tags) > 0, rank, hasCursor, cur, curDigest, limit), nil
 		}},
-		{rankBody, func(b *sqlBuilder, limit int) string {
+		{rankBody, func(b *sqlBuilder, limit int) (string, error) {
 			b.and("demoted = 0")
 			b.and("search @@ " + b.all(m))
 			b.and("NOT head @@ " + b.any(m))
-			return newestPhase(b, rank == rankBody && hasCursor, cur, curDigest, limit)
+			return s.newestPhase(ctx, b, rank == rankBody && hasCursor, cur, curDigest, limit)
 		}},
-		{rankDemoted, func(b *sqlBuilder, limit int) string {
+		{rankDemoted, func(b *sqlBuilder, limit int) (string, error) {
 			b.and("demoted <> 0")
 			b.and("search @@ " + b.all(m))
-			return newestPhase(b, rank == rankDemoted && hasCursor, cur, curDigest, limit)
+			return s.newestPhase(ctx, b, rank == rankDemoted && hasCursor, cur, curDigest, limit)
 		}},
 	} {
 		if phase.lowest > rank || len(rows) == want {
@@ -212,7 +215,11 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		}
 		b := newBuilder()
 		b.tags(q.Tags)
-		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, phase.read(b, want-len(rows)), b.args)
+		sql, err := phase.read(b, want-len(rows))
+		if err != nil {
+			return nil, err
+		}
+		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, sql, b.args)
 		if err != nil {
 			return nil, err
 		}
@@ -277,13 +284,53 @@ func sortedHead(b *sqlBuilder, m store.Match, cursorArgs, only string) string {
 		` AS rank FROM documents WHERE ` + b.whereSQL() + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
 }
 
-// newestPhase selects b's rows in newest order, after the cursor when it
-// points into this phase.
-func newestPhase(b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
+// newestPhase selects b's full-text matches in newest order, after the
+// cursor when it points into this phase.
+func (s *Store) newestPhase(ctx context.Context, b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte, limit int) (string, error) {
 	if fromCursor {
 		b.afterNewest(cur, curDigest)
 	}
-	return `SELECT ` + entryColumns + ` FROM documents WHERE ` + b.whereSQL() + ` ORDER BY ` + newestOrder + fmt.Sprintf(" LIMIT %d", limit)
+	return s.ordered(ctx, b, true, "", newestOrder, limit)
+}
+
+// ordered is the statement reading b's rows in order, limit of them, with
+// extra columns after entryColumns. With words there are two ways, and
+// ordered takes the one that reads fewer rows by the planner's estimate of
+// the matches: walk the order's index until limit rows matched (about
+// rows×limit/matches rows, each tested), or read every match from the
+// full-text index and sort them. A row costs either way about the same
+// (5 µs at 1,000,000 documents, docs/benchmarks/postgres-search.md, "Rare
+// words at a million"), but the planner, left alone, walks for a rare word
+// too: 21,000 rows for a word in one document in a thousand.
+func (s *Store) ordered(ctx context.Context, b *sqlBuilder, words bool, extra, order string, limit int) (string, error) {
+	where := b.whereSQL()
+	if words {
+		matches, err := s.estimate(ctx, `FROM documents WHERE `+where, b.args)
+		if err != nil {
+			return "", err
+		}
+		if matches*matches < float64(s.analyze.rows())*float64(limit) {
+			return fmt.Sprintf(`WITH matches AS MATERIALIZED (SELECT %s FROM documents WHERE %s) SELECT *%s FROM matches ORDER BY %s LIMIT %d`,
+				entryColumns, where, extra, order, limit), nil
+		}
+	}
+	return fmt.Sprintf(`SELECT %s%s FROM documents WHERE %s ORDER BY %s LIMIT %d`, entryColumns, extra, where, order, limit), nil
+}
+
+// estimate is the planner's estimate of the rows of a FROM … WHERE clause.
+func (s *Store) estimate(ctx context.Context, from string, args []any) (float64, error) {
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := s.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 `+from, append([]any{planned}, args...)...).Scan(&plan); err != nil {
+		return 0, err
+	}
+	if len(plan) != 1 {
+		return 0, fmt.Errorf("postgres: EXPLAIN returned %d plans", len(plan))
+	}
+	return plan[0].Plan.Rows, nil
 }
 
 // searchRow is one result and the cursor that points after it.
@@ -384,26 +431,19 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 	}
 	b.tags(q.Tags)
 	matches := `FROM documents WHERE ` + b.whereSQL()
-	var plan []struct {
-		Plan struct {
-			Rows float64 `json:"Plan Rows"`
-		}
-	}
-	if err := s.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 `+matches, append([]any{planned}, b.args...)...).Scan(&plan); err != nil {
-		return store.Summary{}, mapErr(err)
-	}
-	estimate := 0
-	if len(plan) == 1 {
-		estimate = int(plan[0].Plan.Rows)
-	}
-	if estimate > store.MaxCountRows && !facets {
-		return store.Summary{Total: estimate, Estimated: true}, nil
-	}
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT tags %s LIMIT %d`, matches, store.SummaryRows(facets)+1), append([]any{planned}, b.args...)...)
+	rows, err := s.estimate(ctx, matches, b.args)
 	if err != nil {
 		return store.Summary{}, mapErr(err)
 	}
-	tagRows, err := pgx.CollectRows(rows, pgx.RowTo[[]string])
+	estimate := int(rows)
+	if estimate > store.MaxCountRows && !facets {
+		return store.Summary{Total: estimate, Estimated: true}, nil
+	}
+	tagged, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT tags %s LIMIT %d`, matches, store.SummaryRows(facets)+1), append([]any{planned}, b.args...)...)
+	if err != nil {
+		return store.Summary{}, mapErr(err)
+	}
+	tagRows, err := pgx.CollectRows(tagged, pgx.RowTo[[]string])
 	if err != nil {
 		return store.Summary{}, mapErr(err)
 	}

@@ -53,6 +53,26 @@ func TestSearchWalksLargeTiers(t *testing.T) {
 		}
 	})
 
+	// A word in one document's body is read from the full-text index and
+	// sorted; a word in most documents is found by walking the newest
+	// index (ordered's choice, from the planner's estimate).
+	t.Run("FewMatchesSortedManyWalked", func(t *testing.T) {
+		for _, tc := range []struct {
+			word   string
+			sorted bool
+		}{{"1234", true}, {"walrus", false}} {
+			b := newBuilder()
+			b.and("search @@ " + b.plain(tc.word))
+			sql, err := s.ordered(ctx, b, true, "", newestOrder, walkSmallPage+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sorted := strings.HasPrefix(sql, "WITH matches AS MATERIALIZED"); sorted != tc.sorted {
+				t.Errorf("%s: sorted %v, want %v: %s", tc.word, sorted, tc.sorted, sql)
+			}
+		}
+	})
+
 	// A cursor in a tier no row of the query is in (a document of that
 	// tier was withdrawn, say): the page continues with the ranks below.
 	t.Run("CursorInEmptyTier", func(t *testing.T) {
