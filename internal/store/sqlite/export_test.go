@@ -44,3 +44,8 @@ func (s *Store) PrefixPlan(ctx context.Context) ([]string, error) {
 func (s *Store) CatalogPlan(ctx context.Context) ([]string, error) {
 	return s.queryPlan(ctx, catalogWindowSQL, true, "", int64(1<<62), afterEveryHex, 50)
 }
+
+// LineagePlan is the query plan of a lineage lookup.
+func (s *Store) LineagePlan(ctx context.Context) ([]string, error) {
+	return s.queryPlan(ctx, lineageSQL, afterEveryHex, 10)
+}

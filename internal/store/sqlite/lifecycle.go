@@ -103,6 +103,10 @@ func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.History
 // lineageSQL walks supersedes up and down from ?1 through documents of its
 // publisher only; each walk stops after ?2 rows (the outer limit), so a
 // lineage costs at most a few hundred index probes however it branches.
+// The successor step reads the lineage found so far first (CROSS JOIN
+// keeps that order): with documents first, SQLite read every document of
+// the publisher by documents_publisher for each step (52 ms at 100,000
+// documents of one publisher; 0.3 ms this way).
 const lineageSQL = `WITH RECURSIVE
 	me AS (SELECT hex, publisher, supersedes FROM documents WHERE hex = ?1),
 	up(hex, supersedes, n) AS (
@@ -114,7 +118,7 @@ const lineageSQL = `WITH RECURSIVE
 	down(hex, n) AS (
 		SELECT hex, 0 FROM me
 		UNION
-		SELECT d.hex, down.n + 1 FROM documents d JOIN down ON d.supersedes = down.hex
+		SELECT d.hex, down.n + 1 FROM down CROSS JOIN documents d ON d.supersedes = down.hex
 			WHERE d.publisher = (SELECT publisher FROM me) AND d.withdrawn_at IS NULL AND down.n < ?2
 		LIMIT ?2)
 	SELECT ` + entryColumns + ` FROM documents d

@@ -44,3 +44,16 @@ func TestCatalogProbesTheSuccessorIndex(t *testing.T) {
 		t.Fatalf("catalog plan does not probe documents_supersedes_own:\n%s", joined)
 	}
 }
+
+// A lineage finds each successor by an index probe from the versions found
+// so far, never by reading every document of the publisher.
+func TestLineageProbesTheSuccessorIndex(t *testing.T) {
+	plan, err := openTemp(t).LineagePlan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "\n")
+	if strings.Contains(joined, "documents_publisher") || !strings.Contains(joined, "SEARCH d USING INDEX documents_supersedes_own (supersedes=? AND publisher=?)") {
+		t.Fatalf("lineage plan does not probe documents_supersedes_own:\n%s", joined)
+	}
+}
