@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkHandlerHotRawCounting is BenchmarkHandlerHotRaw with the
-// adoption counter on (a sync.Map load and atomic adds per fetch; nothing
+// adoption counter on (a map update under a shard lock per fetch; nothing
 // flushes during the run): run both in one go and compare ns/op.
 //
 //	go test -run '^$' -bench 'HandlerHotRaw' -benchmem -count 5 ./handler (from bench/)

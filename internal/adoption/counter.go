@@ -1,6 +1,6 @@
 // Package adoption counts raw fetches and resolutions per protocol hash in
 // memory and writes them to the store in batches: a request costs a map
-// load and atomic adds, never a database write, and nothing about who
+// update under one of 64 locks, never a database write, and nothing about who
 // asked (no address, no user agent) is kept anywhere.
 package adoption
 
@@ -11,7 +11,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -27,26 +26,29 @@ type Sink interface {
 // DefaultFlushInterval is how often counts are written.
 const DefaultFlushInterval = 5 * time.Second
 
-// idleFlushes is how many flushes a hash's cell may stay at zero before it
-// is dropped from memory.
-const idleFlushes = 2
+// shardCount is how many independently locked maps the counts are spread
+// over, so concurrent requests rarely wait for one another.
+const shardCount = 64
 
-// cell holds one hash's counts since the last flush. dead is set when the
-// flusher drops the cell; an adder that then sees it moves what it added
-// into a new cell (add), so no count is lost to a dropped cell.
-type cell struct {
-	fetches, resolutions atomic.Int64
-	dead                 atomic.Bool
-	idle                 int // flusher only
+// shard holds some hashes' counts since the last flush. Its map holds no
+// pointers, so the garbage collector never scans it however many hashes
+// it counts (with a pointer per hash, 100,000 counted hashes kept the
+// collector busy under the memory budget: docs/BENCHMARKS.md, "Adoption
+// flush").
+type shard struct {
+	mu     sync.Mutex
+	counts map[protocol.Digest]counts
 }
+
+type counts struct{ fetches, resolutions int64 }
 
 // Counter counts per hash. The zero value is not usable; use New.
 type Counter struct {
-	cells sync.Map // protocol.Digest -> *cell
-	sink  Sink
-	log   *slog.Logger
-	now   func() time.Time
-	flush sync.Mutex // one flush at a time
+	shards [shardCount]shard
+	sink   Sink
+	log    *slog.Logger
+	now    func() time.Time
+	flush  sync.Mutex // one flush at a time
 	// carry holds deltas a failed write could not store, retried next flush.
 	carry   map[protocol.Digest]store.AdoptionDelta
 	lastDay time.Time
@@ -78,21 +80,16 @@ func (c *Counter) Resolved(d protocol.Digest) {
 }
 
 func (c *Counter) add(d protocol.Digest, f, r int64) {
-	v, ok := c.cells.Load(d)
-	if !ok {
-		v, _ = c.cells.LoadOrStore(d, new(cell))
+	s := &c.shards[int(d[0])%shardCount]
+	s.mu.Lock()
+	if s.counts == nil {
+		s.counts = map[protocol.Digest]counts{}
 	}
-	p := v.(*cell)
-	p.fetches.Add(f)
-	p.resolutions.Add(r)
-	if p.dead.Load() {
-		// The flusher dropped p: whatever is still in it (ours, or others'
-		// the flusher did not take) moves to a live cell; the Swaps make
-		// sure each count is taken once, by us or by the flusher.
-		if f, r := p.fetches.Swap(0), p.resolutions.Swap(0); f != 0 || r != 0 {
-			c.add(d, f, r)
-		}
-	}
+	n := s.counts[d]
+	n.fetches += f
+	n.resolutions += r
+	s.counts[d] = n
+	s.mu.Unlock()
 }
 
 // Flush writes the counts gathered since the last flush, as today's, in
@@ -103,24 +100,17 @@ func (c *Counter) Flush(ctx context.Context) error {
 	defer c.flush.Unlock()
 	deltas := c.carry
 	c.carry = map[protocol.Digest]store.AdoptionDelta{}
-	c.cells.Range(func(k, v any) bool {
-		d, p := k.(protocol.Digest), v.(*cell)
-		f, r := p.fetches.Swap(0), p.resolutions.Swap(0)
-		if f == 0 && r == 0 {
-			if p.idle++; p.idle >= idleFlushes {
-				c.cells.Delete(d)
-				p.dead.Store(true)
-				f, r = p.fetches.Swap(0), p.resolutions.Swap(0) // added between the Swaps above and dead
-			}
-		} else {
-			p.idle = 0
-		}
-		if f != 0 || r != 0 {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		taken := s.counts
+		s.counts = nil
+		s.mu.Unlock()
+		for d, n := range taken {
 			old := deltas[d]
-			deltas[d] = store.AdoptionDelta{Digest: d, Fetches: old.Fetches + f, Resolutions: old.Resolutions + r}
+			deltas[d] = store.AdoptionDelta{Digest: d, Fetches: old.Fetches + n.fetches, Resolutions: old.Resolutions + n.resolutions}
 		}
-		return true
-	})
+	}
 	today := store.Day(c.now())
 	var firstErr error
 	batch := make([]store.AdoptionDelta, 0, min(len(deltas), store.MaxAdoptionBatch))
