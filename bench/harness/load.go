@@ -2,12 +2,14 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sort"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -57,7 +59,13 @@ func loopbackClients(n int) *http.Client {
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		i := next.Add(1) % uint32(max(n, 1))
 		d := net.Dialer{KeepAlive: 30 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, byte(i/250), byte(2+i%250))}}
-		return d.DialContext(ctx, network, addr)
+		conn, err := d.DialContext(ctx, network, addr)
+		if errors.Is(err, syscall.EADDRNOTAVAIL) {
+			// A system with only 127.0.0.1 on loopback (macOS): one client.
+			d.LocalAddr = nil
+			return d.DialContext(ctx, network, addr)
+		}
+		return conn, err
 	}
 	return &http.Client{Transport: &http.Transport{DialContext: dial}}
 }
