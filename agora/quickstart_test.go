@@ -67,7 +67,7 @@ func TestQuickStartBuildsAsAnExternalModule(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("quick start step %q: %v\n%s", l, err, out)
+			t.Fatalf("quick start step %q: %v\n%s\n(offline: the module cache needs every module of agora's graph; `go mod download all` in agora/ fetches them)", l, err, out)
 		}
 	}
 
