@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -51,8 +52,8 @@ func digest(i int) protocol.Digest {
 	return d
 }
 
-// Counts added by many goroutines while flushes run beside them, cells
-// being dropped and recreated, all reach the sink.
+// Counts added by many goroutines while flushes run beside them, each
+// flush taking the shards' maps away, all reach the sink.
 func TestConcurrentLoadLosesNothing(t *testing.T) {
 	sink := &sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}
 	c := New(sink, nil, nil)
@@ -78,7 +79,7 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range perWorker {
-				// Bursts on few hashes, then silence, so cells go idle and die.
+				// Bursts on few hashes, then silence, across many flushes.
 				d := digest((w*perWorker + i) / 50 % hashes)
 				if i%3 == 0 {
 					c.Resolved(d)
@@ -135,7 +136,7 @@ func TestRunFlushesOnShutdown(t *testing.T) {
 	}
 }
 
-// The hot path allocates nothing once a hash has a cell.
+// The hot path allocates nothing once a hash is in its shard's map.
 func TestHotPathAllocatesNothing(t *testing.T) {
 	c := New(&sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}, nil, nil)
 	d := digest(9)
@@ -175,4 +176,35 @@ func TestFlushWritesInHashOrder(t *testing.T) {
 	if !slices.IsSortedFunc(sink.written, func(a, b protocol.Digest) int { return bytes.Compare(a[:], b[:]) }) {
 		t.Fatal("a flush did not write in hash order")
 	}
+}
+
+// The shards' maps hold no pointers, so the collector never scans them
+// however many hashes they count (docs/BENCHMARKS.md, "Adoption flush").
+func TestShardMapsHoldNoPointers(t *testing.T) {
+	var sh shard
+	m := reflect.TypeOf(sh.counts)
+	for _, typ := range []reflect.Type{m.Key(), m.Elem()} {
+		if hasPointers(typ) {
+			t.Fatalf("%v holds pointers", typ)
+		}
+	}
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	}
+	return true
 }

@@ -19,9 +19,9 @@ const TileHeight = agora.LogTileHeight
 
 // linger is how long the integrator waits after being woken, so the
 // publishes of that moment share one integration (one transaction, one
-// signature) instead of a few each: at 5 ms the log cost publish-new 7 %
-// on PostgreSQL, at 100 ms nothing measurable (docs/BENCHMARKS.md,
-// "Transparency log").
+// signature) instead of a few each: at 5 ms the log cost PostgreSQL's
+// publish-new 7 %, at 100 ms about 2 % (docs/BENCHMARKS.md, "Transparency
+// log").
 const linger = 100 * time.Millisecond
 
 // DefaultPollInterval is how often a process integrates without being

@@ -407,9 +407,8 @@ func (s *Store) Suggest(ctx context.Context, text string) (string, error) {
 // count reads a full-text index's matches one heap row each (figures in
 // docs/benchmarks/postgres-search.md, "The planner's own choice"), so a
 // large result set is estimated from the planner's statistics instead (one
-// EXPLAIN), and its
-// tags are those of the first store.SummaryRows matches read. Without
-// words or tags the counters answer exactly.
+// EXPLAIN), and its tags are those of the first store.SummaryRows matches
+// read. Without words or tags the counters answer exactly.
 func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
 	q, err := q.Normalize()
 	if err != nil {
