@@ -16,7 +16,9 @@ func dayNumber(t time.Time) int64 { return store.Day(t).Unix() / 86400 }
 func fromDayNumber(n int64) time.Time { return time.Unix(n*86400, 0).UTC() }
 
 // AddAdoption adds a batch to one day's counts and rescores those hashes,
-// in one transaction.
+// in one transaction. One single-row statement per count: a multi-row
+// statement makes SQLite keep a statement journal of every page it
+// touches, which costs more than the executions it saves.
 func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.AdoptionDelta) error {
 	if len(deltas) > store.MaxAdoptionBatch {
 		return store.ErrInvalid.With("too many adoption deltas in one batch")
@@ -32,18 +34,23 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 			return err
 		}
 		defer add.Close()
-		score, err := tx.PrepareContext(ctx, `INSERT INTO adoption_scores (hex, score, since)
-			SELECT ?1, coalesce(sum(fetches + resolutions), 0), ?2 FROM adoption_daily WHERE hex = ?1 AND day >= ?2
-			ON CONFLICT (hex) DO UPDATE SET score = excluded.score, since = excluded.since`)
+		// A score of the same window grows by the counts; one of an earlier
+		// window is summed again (a hash without a score has no counts in
+		// this window: RescoreAdoption deletes zero scores).
+		score, err := tx.PrepareContext(ctx, `INSERT INTO adoption_scores (hex, score, since) VALUES (?1, ?2, ?3)
+			ON CONFLICT (hex) DO UPDATE SET score = CASE WHEN since = excluded.since THEN score + excluded.score
+				ELSE (SELECT coalesce(sum(fetches + resolutions), 0) FROM adoption_daily WHERE hex = excluded.hex AND day >= excluded.since) END,
+				since = excluded.since`)
 		if err != nil {
 			return err
 		}
 		defer score.Close()
 		for _, d := range deltas {
-			if _, err := add.ExecContext(ctx, d.Digest.Hex(), dn, d.Fetches, d.Resolutions); err != nil {
+			h := d.Digest.Hex()
+			if _, err := add.ExecContext(ctx, h, dn, d.Fetches, d.Resolutions); err != nil {
 				return err
 			}
-			if _, err := score.ExecContext(ctx, d.Digest.Hex(), since); err != nil {
+			if _, err := score.ExecContext(ctx, h, d.Fetches+d.Resolutions, since); err != nil {
 				return err
 			}
 		}
