@@ -23,7 +23,8 @@ import (
 //	go test -run '^$' -bench AdoptionFlushOrder -count 5 ./store (from bench/)
 func BenchmarkAdoptionFlushOrder(b *testing.B) {
 	const hashes, flushHashes = 100_000, 25_000
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // cancellable, as the counter's
+	defer cancel()
 	day := store.Day(time.Now())
 	all := make([]store.AdoptionDelta, hashes)
 	for i := range all {

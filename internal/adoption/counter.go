@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -95,10 +94,23 @@ func (c *Counter) add(d protocol.Digest, f, r int64) {
 // Flush writes the counts gathered since the last flush, as today's, in
 // batches of store.MaxAdoptionBatch; a failed batch is kept for the next
 // flush. On a new day it also refreshes the store's scores.
-func (c *Counter) Flush(ctx context.Context) error {
+func (c *Counter) Flush(ctx context.Context) error { return c.flushCounts(ctx, false) }
+
+// flushCounts is Flush; paced, it rests after each batch for as long as
+// the batch took, so a flush of many hashes takes at most half of one
+// core from the requests being counted (a 5 s flush of a cold-fetch load
+// of 100,000 hashes otherwise held a core for a second on SQLite and
+// stalled fetches for 250 ms: docs/BENCHMARKS.md, "Adoption flush").
+func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	c.flush.Lock()
 	defer c.flush.Unlock()
-	deltas := c.carry
+	// One slice of every delta, the failed ones of the last flush included:
+	// no second map of every hash while the flush runs. A hash may appear
+	// twice (a carried delta and new counts); the stores add both.
+	ordered := make([]store.AdoptionDelta, 0, len(c.carry))
+	for _, d := range c.carry {
+		ordered = append(ordered, d)
+	}
 	c.carry = map[protocol.Digest]store.AdoptionDelta{}
 	for i := range c.shards {
 		s := &c.shards[i]
@@ -107,18 +119,25 @@ func (c *Counter) Flush(ctx context.Context) error {
 		s.counts = nil
 		s.mu.Unlock()
 		for d, n := range taken {
-			old := deltas[d]
-			deltas[d] = store.AdoptionDelta{Digest: d, Fetches: old.Fetches + n.fetches, Resolutions: old.Resolutions + n.resolutions}
+			ordered = append(ordered, store.AdoptionDelta{Digest: d, Fetches: n.fetches, Resolutions: n.resolutions})
 		}
 	}
+	// In hash order: each batch then touches neighbouring index pages
+	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
+	slices.SortFunc(ordered, func(a, b store.AdoptionDelta) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
 	today := store.Day(c.now())
 	var firstErr error
-	batch := make([]store.AdoptionDelta, 0, min(len(deltas), store.MaxAdoptionBatch))
+	batch := make([]store.AdoptionDelta, 0, min(len(ordered), store.MaxAdoptionBatch))
 	write := func() {
 		if len(batch) == 0 {
 			return
 		}
-		if err := c.sink.AddAdoption(ctx, today, batch); err != nil {
+		began := time.Now()
+		err := c.sink.AddAdoption(ctx, today, batch)
+		if paced {
+			rest(ctx, time.Since(began))
+		}
+		if err != nil {
 			for _, d := range batch {
 				c.carry[d.Digest] = d
 			}
@@ -128,11 +147,6 @@ func (c *Counter) Flush(ctx context.Context) error {
 		}
 		batch = batch[:0]
 	}
-	// In hash order: each batch then touches neighbouring index pages
-	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
-	ordered := slices.SortedFunc(maps.Values(deltas), func(a, b store.AdoptionDelta) int {
-		return bytes.Compare(a.Digest[:], b.Digest[:])
-	})
 	for _, d := range ordered {
 		if batch = append(batch, d); len(batch) == store.MaxAdoptionBatch {
 			write()
@@ -167,9 +181,19 @@ func (c *Counter) Run(ctx context.Context, interval time.Duration) {
 			cancel()
 			return
 		case <-t.C:
-			if err := c.Flush(ctx); err != nil && ctx.Err() == nil {
+			if err := c.flushCounts(ctx, true); err != nil && ctx.Err() == nil {
 				c.log.Warn("writing adoption counts failed; retried at the next flush", "error", err)
 			}
 		}
+	}
+}
+
+// rest waits for d or until ctx ends.
+func rest(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }

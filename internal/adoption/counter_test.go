@@ -208,3 +208,41 @@ func hasPointers(t reflect.Type) bool {
 	}
 	return true
 }
+
+// slowSink takes a fixed time per batch and records when each began.
+type slowSink struct {
+	took   time.Duration
+	mu     sync.Mutex
+	starts []time.Time
+}
+
+func (s *slowSink) AddAdoption(context.Context, time.Time, []store.AdoptionDelta) error {
+	s.mu.Lock()
+	s.starts = append(s.starts, time.Now())
+	s.mu.Unlock()
+	time.Sleep(s.took)
+	return nil
+}
+
+func (s *slowSink) RefreshAdoption(context.Context, time.Time) error { return nil }
+
+// A periodic flush rests after each batch as long as the batch took, so
+// it holds at most half of a core away from the requests it counts.
+func TestPeriodicFlushRestsBetweenBatches(t *testing.T) {
+	sink := &slowSink{took: 30 * time.Millisecond}
+	c := New(sink, nil, nil)
+	for i := range 2*store.MaxAdoptionBatch + 1 {
+		c.Fetched(digest(i))
+	}
+	if err := c.flushCounts(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.starts) != 3 {
+		t.Fatalf("%d batches, want 3", len(sink.starts))
+	}
+	for i := 1; i < len(sink.starts); i++ {
+		if gap := sink.starts[i].Sub(sink.starts[i-1]); gap < 2*sink.took {
+			t.Errorf("batch %d began %v after the one before, want at least %v (the batch and a rest as long)", i, gap, 2*sink.took)
+		}
+	}
+}

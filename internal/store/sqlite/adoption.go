@@ -45,12 +45,15 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 			return err
 		}
 		defer score.Close()
+		// The rows are written without a cancellable context (the driver
+		// starts a goroutine per call that has one); the batch is bounded.
+		rowCtx := context.WithoutCancel(ctx)
 		for _, d := range deltas {
 			h := d.Digest.Hex()
-			if _, err := add.ExecContext(ctx, h, dn, d.Fetches, d.Resolutions); err != nil {
+			if _, err := add.ExecContext(rowCtx, h, dn, d.Fetches, d.Resolutions); err != nil {
 				return err
 			}
-			if _, err := score.ExecContext(ctx, h, d.Fetches+d.Resolutions, since); err != nil {
+			if _, err := score.ExecContext(rowCtx, h, d.Fetches+d.Resolutions, since); err != nil {
 				return err
 			}
 		}

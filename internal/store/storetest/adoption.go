@@ -31,7 +31,10 @@ func testAdoption(t *testing.T, open Opener) {
 	add(today, es[2].Digest, 5, 1)
 	add(today, es[2].Digest, 4, 0) // adds up
 	add(today.AddDate(0, 0, -3), es[2].Digest, 1, 0)
-	add(today, es[0].Digest, 2, 2)
+	// One hash twice in a batch (a counter's failed delta meeting new
+	// counts): both count.
+	noErr(t, "AddAdoption twice", s.AddAdoption(c, today, []store.AdoptionDelta{
+		{Digest: es[0].Digest, Fetches: 1, Resolutions: 1}, {Digest: es[0].Digest, Fetches: 1, Resolutions: 1}}))
 	add(old, es[4].Digest, 100, 0) // old: no score today
 	add(today, es[1].Digest, 0, 1)
 	add(today, digestN(7), 50, 0) // a hash the store lacks counts, but lists nothing
