@@ -104,7 +104,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", Value: Choice(&c.LogLevel, "debug", "info", "warn", "error")},
 		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", Value: Size(&c.MaxBodyBytes, 1<<10, 1<<30)},
 		maxDocumentBytesOption(&c.MaxDocumentBytes),
-		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "16MiB", Usage: "document bytes the cache of hot raw documents may hold (allocator rounding and bookkeeping add about 15%), part of --memory-budget; 0 disables it", Value: Size(&c.CacheBytes, 0, 1<<32-1)},
+		{Flag: "cache-bytes", Env: "REGISTRY_CACHE_BYTES", Default: "8MiB", Usage: "document bytes the cache of hot raw documents may hold (allocator rounding and bookkeeping add about 15%), part of --memory-budget; 0 disables it", Value: Size(&c.CacheBytes, 0, 1<<32-1)},
 		{Flag: "cache-ttl", Env: "REGISTRY_CACHE_TTL", Default: "1m", Usage: "how long a cached raw document is served before the store is asked again, and how often the set of documents that are not plainly active (checked before a blob file is served) is reloaded (bounds how long a withdrawal on another replica takes to show)", Value: Duration(&c.CacheTTL)},
 		{Flag: "rate-limit", Env: "REGISTRY_RATE_LIMIT", Default: "100", Usage: "requests per second per client on all routes; 0 disables", Value: Rate(&c.RateLimit, false)},
 		{Flag: "rate-burst", Env: "REGISTRY_RATE_BURST", Default: "200", Usage: "burst of requests per client above --rate-limit", Value: Count(&c.RateBurst, 1, 1<<20)},

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultCacheBytes bounds the renderings kept in memory.
-const DefaultCacheBytes = 16 << 20
+const DefaultCacheBytes = 8 << 20
 
 // maxWait bounds how long a page waits for a rendering slot.
 const maxWait = 10 * time.Second
