@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.DatabaseURL != "" || c.OpenPublish {
 		t.Fatalf("defaults: %+v", c)
 	}
-	if c.MaxDocumentBytes != 1<<20 || c.CacheBytes != 16<<20 || c.MemoryBudget != 96<<20 || c.MemoryLimit != 0 || c.ReadHeaderTimeout != 5*time.Second {
+	if c.MaxDocumentBytes != 1<<20 || c.CacheBytes != 8<<20 || c.MemoryBudget != 96<<20 || c.MemoryLimit != 0 || c.ReadHeaderTimeout != 5*time.Second {
 		t.Fatalf("typed defaults: %+v", c)
 	}
 	if got := c.EffectivePublicURL(); got != "http://127.0.0.1:8080" {
