@@ -96,8 +96,8 @@ func (c *Counter) add(d protocol.Digest, f, r int64) {
 // flush. On a new day it also refreshes the store's scores.
 func (c *Counter) Flush(ctx context.Context) error { return c.flushCounts(ctx, false) }
 
-// flushCounts is Flush; paced, it rests after each batch for as long as
-// the batch took, so a flush of many hashes takes at most half of one
+// flushCounts is Flush; paced, it rests after each batch but the last for
+// as long as the batch took, so a flush of many hashes takes at most half of one
 // core from the requests being counted (a 5 s flush of a cold-fetch load
 // of 100,000 hashes otherwise held a core for a second on SQLite and
 // stalled fetches for 250 ms: docs/BENCHMARKS.md, "Adoption flush").
@@ -127,32 +127,23 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	slices.SortFunc(ordered, func(a, b store.AdoptionDelta) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
 	today := store.Day(c.now())
 	var firstErr error
-	batch := make([]store.AdoptionDelta, 0, min(len(ordered), store.MaxAdoptionBatch))
-	write := func() {
-		if len(batch) == 0 {
-			return
-		}
+	for i := 0; i < len(ordered); i += store.MaxAdoptionBatch {
+		batch := ordered[i:min(i+store.MaxAdoptionBatch, len(ordered))]
 		began := time.Now()
-		err := c.sink.AddAdoption(ctx, today, batch)
-		if paced {
-			rest(ctx, time.Since(began))
-		}
-		if err != nil {
+		if err := c.sink.AddAdoption(ctx, today, batch); err != nil {
+			// Added, not set: a failed batch may hold a hash twice.
 			for _, d := range batch {
-				c.carry[d.Digest] = d
+				old := c.carry[d.Digest]
+				c.carry[d.Digest] = store.AdoptionDelta{Digest: d.Digest, Fetches: old.Fetches + d.Fetches, Resolutions: old.Resolutions + d.Resolutions}
 			}
 			if firstErr == nil {
 				firstErr = err
 			}
 		}
-		batch = batch[:0]
-	}
-	for _, d := range ordered {
-		if batch = append(batch, d); len(batch) == store.MaxAdoptionBatch {
-			write()
+		if paced && i+store.MaxAdoptionBatch < len(ordered) {
+			rest(ctx, time.Since(began))
 		}
 	}
-	write()
 	if !today.Equal(c.lastDay) {
 		if err := c.sink.RefreshAdoption(ctx, today); err != nil && firstErr == nil {
 			firstErr = err

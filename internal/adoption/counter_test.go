@@ -246,3 +246,27 @@ func TestPeriodicFlushRestsBetweenBatches(t *testing.T) {
 		}
 	}
 }
+
+// Counts of a hash that stay unwritten through two failed flushes in a
+// row (a carried delta and new counts in one failed batch) are all kept.
+func TestFailedFlushesInARowKeepEveryCount(t *testing.T) {
+	sink := &sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}
+	c := New(sink, nil, nil)
+	d := digest(1)
+	sink.failing.Store(true)
+	for range 2 {
+		c.Fetched(d)
+		c.Resolved(d)
+		if err := c.Flush(context.Background()); err == nil {
+			t.Fatal("a flush into a failing sink reported no error")
+		}
+	}
+	sink.failing.Store(false)
+	c.Fetched(d)
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sink.sums[d], (store.AdoptionCounts{Fetches: 3, Resolutions: 2}); got != want {
+		t.Fatalf("written %+v, want %+v", got, want)
+	}
+}

@@ -55,7 +55,8 @@ func WindowStart(today time.Time) time.Time {
 // Adoption is the adoption-signal half of the store.
 type Adoption interface {
 	// AddAdoption adds deltas (at most MaxAdoptionBatch) to the counts of
-	// day, and brings those hashes' popularity scores up to date.
+	// day, and brings those hashes' popularity scores up to date. A hash
+	// may appear more than once; its deltas add up.
 	AddAdoption(ctx context.Context, day time.Time, deltas []AdoptionDelta) error
 	// AdoptionDays returns d's counts for the days from..through, one per
 	// day that has any, oldest first.

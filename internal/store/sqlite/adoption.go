@@ -36,7 +36,7 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 		defer add.Close()
 		// A score of the same window grows by the counts; one of an earlier
 		// window is summed again (a hash without a score has no counts in
-		// this window: RescoreAdoption deletes zero scores).
+		// this window: RefreshAdoption deletes zero scores).
 		score, err := tx.PrepareContext(ctx, `INSERT INTO adoption_scores (hex, score, since) VALUES (?1, ?2, ?3)
 			ON CONFLICT (hex) DO UPDATE SET score = CASE WHEN since = excluded.since THEN score + excluded.score
 				ELSE (SELECT coalesce(sum(fetches + resolutions), 0) FROM adoption_daily WHERE hex = excluded.hex AND day >= excluded.since) END,

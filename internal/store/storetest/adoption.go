@@ -55,7 +55,8 @@ func testAdoption(t *testing.T, open Opener) {
 	}
 
 	// es[3] counted in an earlier window, then today: its score is today's
-	// alone, before any refresh.
+	// alone (the refresh below leaves scores of the current window as
+	// they are).
 	add(old, es[3].Digest, 100, 0)
 	add(today, es[3].Digest, 3, 0)
 
