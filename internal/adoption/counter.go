@@ -97,9 +97,9 @@ func (c *Counter) add(d protocol.Digest, f, r int64) {
 func (c *Counter) Flush(ctx context.Context) error { return c.flushCounts(ctx, false) }
 
 // flushCounts is Flush; paced, it rests after each batch but the last for
-// as long as the batch took, so a flush of many hashes takes at most half of one
-// core from the requests being counted (a 5 s flush of a cold-fetch load
-// of 100,000 hashes otherwise held a core for a second on SQLite and
+// as long as the batch took, so a flush of many hashes takes at most half
+// of one core from the requests being counted (a 5 s flush of a cold-fetch
+// load of 100,000 hashes otherwise held a core for a second on SQLite and
 // stalled fetches for 250 ms: docs/BENCHMARKS.md, "Adoption flush").
 func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	c.flush.Lock()
