@@ -270,3 +270,62 @@ func TestFailedFlushesInARowKeepEveryCount(t *testing.T) {
 		t.Fatalf("written %+v, want %+v", got, want)
 	}
 }
+
+// firstSlowSink is a sumSink whose first batch takes a while and that,
+// like a store, refuses writes once their context has ended.
+type firstSlowSink struct {
+	sumSink
+	took    time.Duration
+	written chan struct{} // closed when the first batch is written
+	once    sync.Once
+}
+
+func (s *firstSlowSink) AddAdoption(ctx context.Context, day time.Time, ds []store.AdoptionDelta) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	first := false
+	s.once.Do(func() { first = true })
+	if !first {
+		return s.sumSink.AddAdoption(ctx, day, ds)
+	}
+	time.Sleep(s.took)
+	err := s.sumSink.AddAdoption(ctx, day, ds)
+	close(s.written)
+	return err
+}
+
+// A shutdown while a periodic flush rests after a batch ends the rest at
+// once, and the batches the flush had not written yet go out with the
+// shutdown's flush: every count is written, once.
+func TestShutdownDuringAPacedFlushLosesNothing(t *testing.T) {
+	sink := &firstSlowSink{
+		sumSink: sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}},
+		took:    2 * time.Second,
+		written: make(chan struct{}),
+	}
+	c := New(sink, nil, nil)
+	hashes := 2*store.MaxAdoptionBatch + 1
+	for i := range hashes {
+		c.Fetched(digest(i))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx, time.Millisecond); close(done) }()
+	<-sink.written
+	// The flush now rests as long as the first batch took (2 s).
+	stopped := time.Now()
+	cancel()
+	<-done
+	if waited := time.Since(stopped); waited >= sink.took {
+		t.Errorf("Run returned %v after its context ended: the rest did not end with it", waited)
+	}
+	if len(sink.sums) != hashes {
+		t.Fatalf("%d hashes written, want %d", len(sink.sums), hashes)
+	}
+	for d, n := range sink.sums {
+		if n != (store.AdoptionCounts{Fetches: 1}) {
+			t.Fatalf("%x written as %+v, want one fetch", d[:2], n)
+		}
+	}
+}
