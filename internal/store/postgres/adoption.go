@@ -31,7 +31,9 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Sorted, so concurrent batches (replicas) lock rows in one order.
+		if err := lockAdoption(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO adoption_daily AS a (digest, day, fetches, resolutions)
 			SELECT d, $2, sum(f), sum(r) FROM unnest($1::bytea[], $3::bigint[], $4::bigint[]) AS u(d, f, r) GROUP BY d ORDER BY d
 			ON CONFLICT (digest, day) DO UPDATE SET fetches = a.fetches + EXCLUDED.fetches, resolutions = a.resolutions + EXCLUDED.resolutions`,
@@ -44,6 +46,22 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 			ON CONFLICT (digest) DO UPDATE SET score = EXCLUDED.score, since = EXCLUDED.since`, digests, since)
 		return err
 	}))
+}
+
+// adoptionLockKey is the advisory lock that writes adoption counts and
+// scores one transaction at a time across every process ("agoraADP").
+const adoptionLockKey int64 = 0x61676f7261414450
+
+// lockAdoption takes adoptionLockKey until tx ends. A score is a sum over
+// day rows read from the statement's snapshot: two replicas writing one
+// hash for different days (their clocks either side of midnight) would
+// each miss the other's uncommitted row, and the second write would keep
+// a partial sum. Behind the lock each statement sees every earlier batch.
+// A batch is at most store.MaxAdoptionBatch rows and flushes come every
+// few seconds per process, so the wait is short.
+func lockAdoption(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, adoptionLockKey)
+	return err
 }
 
 // AdoptionDays returns d's days with counts from..through.
@@ -112,6 +130,9 @@ func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockAdoption(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `UPDATE adoption_scores s SET since = $1, score = coalesce((SELECT sum(fetches + resolutions)
 			FROM adoption_daily a WHERE a.digest = s.digest AND a.day >= $1), 0) WHERE s.since < $1`, since); err != nil {
 			return err
