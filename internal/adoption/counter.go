@@ -125,7 +125,13 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	// In hash order: each batch then touches neighbouring index pages
 	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
 	slices.SortFunc(ordered, func(a, b store.AdoptionDelta) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
+	// A clock stepped back across midnight counts into the day the store
+	// was last refreshed for: a day whose window the store has moved past
+	// would be scored against rows the refresh already left behind.
 	today := store.Day(c.now())
+	if today.Before(c.lastDay) {
+		today = c.lastDay
+	}
 	var firstErr error
 	for i := 0; i < len(ordered); i += store.MaxAdoptionBatch {
 		batch := ordered[i:min(i+store.MaxAdoptionBatch, len(ordered))]

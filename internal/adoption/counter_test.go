@@ -329,3 +329,51 @@ func TestShutdownDuringAPacedFlushLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// daySink records the day of every batch and refresh.
+type daySink struct {
+	mu   sync.Mutex
+	days []time.Time
+}
+
+func (s *daySink) AddAdoption(_ context.Context, day time.Time, _ []store.AdoptionDelta) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.days = append(s.days, day)
+	return nil
+}
+
+func (s *daySink) RefreshAdoption(_ context.Context, day time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.days = append(s.days, day)
+	return nil
+}
+
+// Once the store is refreshed for a day, a clock stepped back before it
+// still counts into that day, so no engine scores a window the refresh
+// has moved past.
+func TestAClockSteppedBackCountsIntoTheRefreshedDay(t *testing.T) {
+	later := time.Date(2026, 3, 12, 0, 0, 5, 0, time.UTC)
+	clock := later
+	sink := &daySink{}
+	c := New(sink, nil, func() time.Time { return clock })
+	c.Fetched(digest(1))
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clock = later.Add(-10 * time.Second) // the day before
+	c.Fetched(digest(1))
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := store.Day(later)
+	for i, d := range sink.days {
+		if !d.Equal(want) {
+			t.Fatalf("call %d was for %s, want %s (the refreshed day)", i, d.Format(time.DateOnly), want.Format(time.DateOnly))
+		}
+	}
+	if len(sink.days) != 3 { // a batch and a refresh, then a batch
+		t.Fatalf("%d store calls, want 3", len(sink.days))
+	}
+}
