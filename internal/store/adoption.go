@@ -56,9 +56,9 @@ func WindowStart(today time.Time) time.Time {
 type Adoption interface {
 	// AddAdoption adds deltas (at most MaxAdoptionBatch) to the counts of
 	// day, and brings those hashes' popularity scores up to date. A hash
-	// may appear more than once; its deltas add up. day is never before the
-	// last RefreshAdoption's today (the counter holds it there when the
-	// clock steps back).
+	// may appear more than once; its deltas add up. day is not before the
+	// today of the process's last RefreshAdoption: the counter holds it
+	// there when the clock steps back, and SQLite's scores rely on it.
 	AddAdoption(ctx context.Context, day time.Time, deltas []AdoptionDelta) error
 	// AdoptionDays returns d's counts for the days from..through, one per
 	// day that has any, oldest first.
