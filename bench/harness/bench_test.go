@@ -123,9 +123,13 @@ func TestAttackCountsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := BuildScenario("hot", &Fixtures{Corpus: c})
-	m := Attack(t.Context(), "test", Load{Targeter: sc.Targeter(srv.URL), Connections: 1, Rate: 200, Duration: 200 * time.Millisecond, Expect: 200})
+	// The server is this process: its CPU per response is measured.
+	m := Attack(t.Context(), "test", Load{Targeter: sc.Targeter(srv.URL), Connections: 1, Rate: 200, Duration: 200 * time.Millisecond, Expect: 200, PID: os.Getpid()})
 	if m.Requests < 10 || m.Codes["429"] == 0 || m.Codes["200"] == 0 || m.Errors != m.Codes["429"] {
 		t.Errorf("measurement %+v", m)
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil && m.CPUus <= 0 {
+		t.Errorf("no CPU per response measured: %+v", m)
 	}
 }
 
@@ -135,8 +139,8 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 	os.WriteFile(report, []byte("intro\n"+beginMarker+"\nstale\n"+endMarker+"\noutro\n"), 0o644)
 	run := &EngineRun{Engine: "sqlite", N: 10, Scenarios: map[string]*ScenarioResult{
 		"hot": {Name: "hot", Measurements: []Measurement{
-			{Server: "net/http", Mode: "saturation", RPS: 1000},
-			{Server: "registry", Mode: "saturation", RPS: 900},
+			{Server: "net/http", Mode: "saturation", RPS: 1000, CPUus: 20},
+			{Server: "registry", Mode: "saturation", RPS: 900, CPUus: 25},
 			{Server: "registry", Mode: "fixed", TargetRate: 500, RPS: 499, P99ms: 7},
 		}},
 		"publish-new": {Name: "publish-new", Measurements: []Measurement{{Server: "registry", Mode: "saturation", RPS: 300}}},
@@ -154,7 +158,7 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 	s := string(got)
 	for _, want := range []string{"intro\n", "\noutro\n", "0.90× net/http", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**",
 		"| publish ≥ 1,000 new docs/s, 16 clients | 300/s | not a target (set for PostgreSQL) |",
-		"| cold | **registry** | fixed 1,000/s (over capacity) |", "| hot | **registry** | fixed 500/s |",
+		"| cold | **registry** | fixed 1,000/s (over capacity) |", "| hot | **registry** | fixed 500/s | 0 | 499 | – |", "| hot | **registry** | saturation | 0 | 900 | 25.0 |", "CPU 1.25× net/http's",
 		"kept from an earlier run of the same settings (a later partial run did not measure them): cold (2026-01-02 03:04 UTC)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)

@@ -42,6 +42,9 @@ type Measurement struct {
 	MaxMs       float64        `json:"max_ms"`
 	Memory      Memory         `json:"memory"`
 	Seconds     float64        `json:"seconds"`
+	// CPUus is the server's CPU time (its process and children: not
+	// PostgreSQL's) per successful response, in µs; 0 when not measured.
+	CPUus float64 `json:"cpu_us_per_response,omitempty"`
 }
 
 // maxFixedWorkers bounds the goroutines vegeta may start to keep a fixed
@@ -97,6 +100,7 @@ func Attack(ctx context.Context, server string, l Load) Measurement {
 	}
 	atk := vegeta.NewAttacker(opts...)
 	stopMem := SampleMemory(ctx, l.PID)
+	cpuBefore := ProcessCPU(l.PID)
 	m := Measurement{Server: server, Mode: mode, Connections: l.Connections, TargetRate: l.Rate, Codes: map[string]int{}}
 	lat := make([]time.Duration, 0, 1<<16)
 	start := time.Now()
@@ -121,6 +125,9 @@ func Attack(ctx context.Context, server string, l Load) Measurement {
 	}
 	elapsed := time.Since(start)
 	m.Memory = stopMem()
+	if cpu := ProcessCPU(l.PID) - cpuBefore; cpu > 0 && len(lat) > 0 {
+		m.CPUus = float64(cpu.Microseconds()) / float64(len(lat))
+	}
 	m.Seconds = elapsed.Seconds()
 	m.RPS = float64(len(lat)) / elapsed.Seconds()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })

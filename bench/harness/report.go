@@ -98,8 +98,8 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	if kept := keptScenarios(r); kept != "" {
 		fmt.Fprintf(b, "- Note: kept from an earlier run of the same settings (a later partial run did not measure them): %s.\n", kept)
 	}
-	b.WriteString("\n| scenario | server | mode | conns | req/s | p50 ms | p95 ms | p99 ms | max ms | errors | peak RSS MiB | ratio |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n| scenario | server | mode | conns | req/s | CPU µs/resp | p50 ms | p95 ms | p99 ms | max ms | errors | peak RSS MiB | ratio |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, name := range AllScenarios {
 		s := r.Scenarios[name]
 		if s == nil {
@@ -121,12 +121,16 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 			if x.Memory.PeakKiB > 0 {
 				rss = fmt.Sprintf("%.0f", mib(x.Memory.PeakKiB))
 			}
+			cpu := "–"
+			if x.CPUus > 0 {
+				cpu = fmt.Sprintf("%.1f", x.CPUus)
+			}
 			errs := fmt.Sprint(x.Errors)
 			if x.Errors > 0 {
 				errs += " (" + codes(x.Codes) + ")"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %.2f | %.2f | %.2f | %.1f | %s | %s | %s |\n",
-				name, server, mode, x.Connections, thousands(int(x.RPS)), x.P50ms, x.P95ms, x.P99ms, x.MaxMs, errs, rss, ratios(r, s, x))
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %s | %s | %s |\n",
+				name, server, mode, x.Connections, thousands(int(x.RPS)), cpu, x.P50ms, x.P95ms, x.P99ms, x.MaxMs, errs, rss, ratios(r, s, x))
 		}
 	}
 	b.WriteString("\n")
@@ -150,6 +154,13 @@ func ratios(r *EngineRun, s *ScenarioResult, x Measurement) string {
 	for _, base := range []string{"net/http", "nginx"} {
 		if ref := s.Find(base, "saturation"); ref != nil && ref.RPS > 0 {
 			parts = append(parts, fmt.Sprintf("%.2f× %s", x.RPS/ref.RPS, base))
+		}
+	}
+	// CPU per response does not depend on how much of the cores the load
+	// generator left each server.
+	for _, base := range []string{"net/http", "nginx"} {
+		if ref := s.Find(base, "saturation"); ref != nil && ref.CPUus > 0 && x.CPUus > 0 {
+			parts = append(parts, fmt.Sprintf("CPU %.2f× %s's", x.CPUus/ref.CPUus, base))
 		}
 	}
 	if s.Name == "cold" && r.Pgbench != nil && r.Pgbench.TPS > 0 {
