@@ -23,6 +23,10 @@ type Load struct {
 	Duration    time.Duration // bounded; never 0
 	Expect      int           // the status code that counts as success
 	PID         int           // server process whose memory is sampled; 0 for none
+	// CPUPID is the process whose CPU time, children included, is
+	// measured, when it is not PID (nginx: its master, whose RSS says
+	// nothing); 0 means PID.
+	CPUPID int
 }
 
 // Measurement is the outcome of one attack.
@@ -100,7 +104,11 @@ func Attack(ctx context.Context, server string, l Load) Measurement {
 	}
 	atk := vegeta.NewAttacker(opts...)
 	stopMem := SampleMemory(ctx, l.PID)
-	cpuBefore := ProcessCPU(l.PID)
+	cpuPID := l.CPUPID
+	if cpuPID == 0 {
+		cpuPID = l.PID
+	}
+	cpuBefore := ProcessCPU(cpuPID)
 	m := Measurement{Server: server, Mode: mode, Connections: l.Connections, TargetRate: l.Rate, Codes: map[string]int{}}
 	lat := make([]time.Duration, 0, 1<<16)
 	start := time.Now()
@@ -125,7 +133,7 @@ func Attack(ctx context.Context, server string, l Load) Measurement {
 	}
 	elapsed := time.Since(start)
 	m.Memory = stopMem()
-	if cpu := ProcessCPU(l.PID) - cpuBefore; cpu > 0 && len(lat) > 0 {
+	if cpu := ProcessCPU(cpuPID) - cpuBefore; cpu > 0 && len(lat) > 0 {
 		m.CPUus = float64(cpu.Microseconds()) / float64(len(lat))
 	}
 	m.Seconds = elapsed.Seconds()

@@ -165,7 +165,7 @@ func (o Options) measureBaselines(ctx context.Context, c *Corpus, nginxBin strin
 			}
 			continue
 		}
-		pid := p.PID()
+		pid, cpuPID := p.PID(), p.PID()
 		if srv.name == "nginx" {
 			pid = 0 // nginx's workers are children; its master's RSS says nothing
 		}
@@ -177,12 +177,12 @@ func (o Options) measureBaselines(ctx context.Context, c *Corpus, nginxBin strin
 				into[name] = res
 			}
 			warmUp(ctx, sc, "http://"+addr, o.Connections, o.Duration)
-			sat := Attack(ctx, srv.name, Load{Targeter: sc.Targeter("http://" + addr), Connections: o.Connections, Duration: o.Duration, Expect: sc.Expect, PID: pid})
+			sat := Attack(ctx, srv.name, Load{Targeter: sc.Targeter("http://" + addr), Connections: o.Connections, Duration: o.Duration, Expect: sc.Expect, PID: pid, CPUPID: cpuPID})
 			rate := sat.RPS / 2
 			if ref := res.Find("net/http", "saturation"); ref != nil {
 				rate = ref.RPS / 2
 			}
-			fixed := Attack(ctx, srv.name, Load{Targeter: sc.Targeter("http://" + addr), Connections: o.Connections, Rate: rate, Duration: o.Duration, Expect: sc.Expect, PID: pid})
+			fixed := Attack(ctx, srv.name, Load{Targeter: sc.Targeter("http://" + addr), Connections: o.Connections, Rate: rate, Duration: o.Duration, Expect: sc.Expect, PID: pid, CPUPID: cpuPID})
 			o.Log.Info("measured", "server", srv.name, "scenario", name, "rps", int(sat.RPS), "fixed_p99_ms", fixed.P99ms, "errors", sat.Errors+fixed.Errors)
 			res.Measurements = append(res.Measurements, sat, fixed)
 		}
