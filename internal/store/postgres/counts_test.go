@@ -161,9 +161,26 @@ func TestCountsFollowWrites(t *testing.T) {
 	checkCounts(t, s, "after concurrent Puts and Withdraws")
 }
 
+// fold folds now. fold_document_counts returns without folding while
+// another fold holds its lock (the store's background fold may be under
+// way), so the lock is waited for first, in the same transaction. It
+// reports with t.Error: the concurrent part calls it from goroutines.
 func fold(t *testing.T, s *postgres.Store) {
 	t.Helper()
-	if _, err := s.Pool().Exec(context.Background(), "SELECT fold_document_counts()"); err != nil {
+	ctx := context.Background()
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	for _, q := range []string{"SELECT pg_advisory_xact_lock(hashtext('agora-registry fold_document_counts'))", "SELECT fold_document_counts()"} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			t.Error(err)
+			return
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
 		t.Error(err)
 	}
 }
