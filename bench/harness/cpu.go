@@ -24,20 +24,28 @@ func ProcessCPU(pid int) time.Duration {
 	if !ok {
 		return 0
 	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return total
+	for _, child := range children(pid) {
+		if cpu, _, ok := readStat(child); ok {
+			total += cpu
+		}
 	}
+	return total
+}
+
+// children lists the processes whose parent is pid now.
+func children(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
 	for _, e := range entries {
 		child, err := strconv.Atoi(e.Name())
 		if err != nil || child == pid {
 			continue
 		}
-		if cpu, parent, ok := readStat(child); ok && parent == pid {
-			total += cpu
+		if _, parent, ok := readStat(child); ok && parent == pid {
+			out = append(out, child)
 		}
 	}
-	return total
+	return out
 }
 
 // readStat reads utime + stime and the parent of pid from /proc/pid/stat.

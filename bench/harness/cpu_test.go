@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -20,7 +19,7 @@ func TestProcessCPUCountsChildren(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		// The busy subshell is the parent's child: kill it first.
-		for _, e := range childrenOf(cmd.Process.Pid) {
+		for _, e := range children(cmd.Process.Pid) {
 			p, _ := os.FindProcess(e)
 			p.Kill()
 		}
@@ -38,19 +37,4 @@ func TestProcessCPUCountsChildren(t *testing.T) {
 	if own, _, _ := readStat(cmd.Process.Pid); own >= 50*time.Millisecond {
 		t.Fatalf("the waiting parent itself used %v: the test does not show children are counted", own)
 	}
-}
-
-func childrenOf(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		var child int
-		if _, err := fmt.Sscan(e.Name(), &child); err != nil {
-			continue
-		}
-		if _, parent, ok := readStat(child); ok && parent == pid {
-			out = append(out, child)
-		}
-	}
-	return out
 }

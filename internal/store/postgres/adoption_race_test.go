@@ -9,8 +9,6 @@ import (
 
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/postgres"
-	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
 // Two replicas write one hash's counts at once for two days (their clocks
@@ -20,12 +18,7 @@ import (
 // before either can finish.
 func TestAdoptionWritesOfTwoDaysAtOnceKeepTheScore(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	s, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s, dsn := openStoreDSN(t)
 	holder, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

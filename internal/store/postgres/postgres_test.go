@@ -12,6 +12,12 @@ import (
 
 // openStore opens a migrated store on a fresh database for one test.
 func openStore(t testing.TB) *postgres.Store {
+	s, _ := openStoreDSN(t)
+	return s
+}
+
+// openStoreDSN is openStore, with the database's DSN for more sessions.
+func openStoreDSN(t testing.TB) (*postgres.Store, string) {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
 	s, err := postgres.Open(context.Background(), dsn)
@@ -21,7 +27,7 @@ func openStore(t testing.TB) *postgres.Store {
 	// Registered after NewDatabase's clean-up, so it runs first: the pool
 	// closes before the database is dropped.
 	t.Cleanup(func() { s.Close() })
-	return s
+	return s, dsn
 }
 
 func TestConformance(t *testing.T) {
