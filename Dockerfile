@@ -8,7 +8,11 @@
 FROM golang:1.26-bookworm AS build
 ARG VERSION=""
 WORKDIR /src
+# Every module's go.mod and go.sum before the download: go.mod replaces the
+# public agora module with ./agora, so the download reads agora/go.mod.
+# (internal/docgen's TestDockerfileBuildStageReplays replays this stage.)
 COPY go.mod go.sum ./
+COPY agora/go.mod agora/go.sum ./agora/
 RUN go mod download
 COPY . .
 # CGO is off: the embedded SQLite driver is pure Go, so the binaries are

@@ -6,13 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/testing/composeenv"
 )
 
@@ -276,5 +279,84 @@ func TestComposeBackupCommandHasNoTTY(t *testing.T) {
 	}
 	if found == 0 {
 		t.Error("no backup command (docker compose run … registry export > FILE) found in the docs or docker-compose.yml")
+	}
+}
+
+// composeVar matches a ${NAME…} reference.
+var composeVar = regexp.MustCompile(`\$\{([A-Z][A-Z0-9_]*)`)
+
+// TestComposeEnvExample: .env.example names every variable the compose
+// file reads, and nothing else, so a team fills in one file.
+func TestComposeEnvExample(t *testing.T) {
+	root := moduleRoot(t)
+	raw, err := os.ReadFile(filepath.Join(root, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, m := range composeVar.FindAllStringSubmatch(string(raw), -1) {
+		used[m[1]] = true
+	}
+	example, err := os.ReadFile(filepath.Join(root, ".env.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(example), "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "# ")
+		if name, _, ok := strings.Cut(line, "="); ok && regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(name) {
+			listed[name] = true
+		}
+	}
+	for v := range used {
+		if !listed[v] {
+			t.Errorf(".env.example does not list %s, which docker-compose.yml reads", v)
+		}
+	}
+	for v := range listed {
+		if !used[v] {
+			t.Errorf(".env.example lists %s, which docker-compose.yml does not read", v)
+		}
+	}
+}
+
+// TestComposeCommandsAndAnnouncement: every service of ours runs a real
+// subcommand, and the agent's announcement reaches the registry: it
+// announces to the registry service under a public URL the registry's
+// outbound guard lets it crawl, so a fresh `docker compose up` lists one
+// agent in the directory.
+func TestComposeCommandsAndAnnouncement(t *testing.T) {
+	c := loadCompose(t)
+	known := map[string]map[string]bool{"registry": {}, "agent": {}}
+	for _, cmd := range config.RegistryCommands() {
+		known["registry"][strings.Fields(cmd.Name)[0]] = true
+	}
+	for _, cmd := range agent.Commands() {
+		known["agent"][strings.Fields(cmd.Name)[0]] = true
+	}
+	for name, s := range c.Services {
+		bin := ourBinary(s)
+		if bin == "" || len(s.Command) == 0 {
+			continue
+		}
+		if !known[bin][s.Command[0]] {
+			t.Errorf("service %s runs `%s %s`, which is no subcommand of %s", name, bin, s.Command[0], bin)
+		}
+	}
+	ag := c.Services["agent"].Environment
+	announce := composeenv.Interpolate(ag["AGENT_ANNOUNCE"], nil)
+	if announce != "http://registry:"+strings.TrimPrefix(c.Services["registry"].Environment["REGISTRY_ADDR"], ":") {
+		t.Errorf("the agent announces to %q, not the registry service's address", announce)
+	}
+	public, err := url.Parse(composeenv.Interpolate(ag["AGENT_PUBLIC_URL"], nil))
+	if err != nil || public.Host == "" {
+		t.Fatalf("AGENT_PUBLIC_URL %q is not a URL", ag["AGENT_PUBLIC_URL"])
+	}
+	if public.Host != "agent:"+strings.TrimPrefix(ag["AGENT_ADDR"], ":") {
+		t.Errorf("AGENT_PUBLIC_URL %s is not where the agent service listens (%s)", public, ag["AGENT_ADDR"])
+	}
+	allow := strings.Split(composeenv.Interpolate(c.Services["registry"].Environment["REGISTRY_OUTBOUND_ALLOW"], nil), ",")
+	if !slices.Contains(allow, public.Host) && !slices.Contains(allow, public.Hostname()) {
+		t.Errorf("the registry's REGISTRY_OUTBOUND_ALLOW %q does not let it crawl the agent at %s", allow, public.Host)
 	}
 }
