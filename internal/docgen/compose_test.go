@@ -3,10 +3,10 @@ package docgen
 import (
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
