@@ -53,6 +53,7 @@ type Pages struct {
 	templates *templates
 	assets    *assets
 	csrf      *csrf
+	api       apiPage
 }
 
 // New loads the templates and assets and returns the pages.
@@ -83,6 +84,10 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	api, err := buildAPIPage()
+	if err != nil {
+		return nil, err
+	}
 	return &Pages{
 		svc: svc, opts: opts, log: opts.Logger,
 		documents: opts.Documents,
@@ -90,6 +95,7 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 		templates: t,
 		assets:    a,
 		csrf:      newCSRF(opts.CSRFSecret, opts.SecureCookies),
+		api:       api,
 	}, nil
 }
 
@@ -113,5 +119,6 @@ func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
 	e.GET("/publishers/:name", p.publisher, browse...) // ?latest=true walks like a search
 	e.GET("/agents", p.agents, browse...)
 	e.GET("/agents/:id", p.agent, securityHeaders)
+	e.GET("/api", p.apiReference, securityHeaders)
 	e.GET("/static/*", p.static)
 }

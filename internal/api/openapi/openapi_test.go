@@ -40,6 +40,7 @@ var htmlRoutes = map[string]bool{
 	"GET /static/*":         true,
 	"GET /agents":           true,
 	"GET /agents/:id":       true,
+	"GET /api":              true,
 }
 
 // sharedStatuses may be answered by (nearly) every operation for reasons
@@ -580,5 +581,41 @@ func TestServedDocumentIsTheEmbeddedOne(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") || string(body) != string(openapi.Document) {
 		t.Fatalf("GET /api/v1/openapi.json: %d %q, %d bytes (embedded: %d)", res.StatusCode, res.Header.Get("Content-Type"), len(body), len(openapi.Document))
+	}
+}
+
+// TestGeneratorReady holds the rules a client generator (and redocly's
+// recommended set, which CI also runs) needs: each operation says who may
+// call it (`security: []` for public ones) and names a parameter once.
+func TestGeneratorReady(t *testing.T) {
+	d := load(t)
+	for path, ops := range d.Paths {
+		for method, raw := range ops {
+			if !httpMethods[method] {
+				continue
+			}
+			var op struct {
+				Security   *json.RawMessage `json:"security"`
+				Parameters []struct {
+					Ref  string `json:"$ref"`
+					Name string `json:"name"`
+					In   string `json:"in"`
+				} `json:"parameters"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			if op.Security == nil {
+				t.Errorf("%s %s has no security (public operations say `\"security\": []`)", method, path)
+			}
+			seen := map[string]bool{}
+			for _, p := range op.Parameters {
+				key := p.In + " " + p.Name + p.Ref
+				if seen[key] {
+					t.Errorf("%s %s declares the %s parameter twice", method, path, key)
+				}
+				seen[key] = true
+			}
+		}
 	}
 }
