@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -107,6 +108,29 @@ func (c *Registry) Publish(ctx context.Context, doc []byte) (Published, error) {
 	return p, err
 }
 
+// DryRun asks what Publish would store without storing it: the document
+// as the registry reads it (hashes, title, lints, SDKCompatible) and, in
+// Created, whether publishing would add it.
+func (c *Registry) DryRun(ctx context.Context, doc []byte) (Published, error) {
+	req, err := c.request(ctx, http.MethodPost, "/api/v1/protocols?dryRun=true", doc, "text/markdown; charset=utf-8", "application/json")
+	if err != nil {
+		return Published{}, err
+	}
+	var answer struct {
+		Protocol
+		DryRun      bool  `json:"dryRun"`
+		WouldCreate *bool `json:"wouldCreate"`
+	}
+	if _, err := c.doJSON(req, &answer); err != nil {
+		return Published{}, err
+	}
+	if !answer.DryRun || answer.WouldCreate == nil {
+		// A registry that ignores the parameter may have stored it.
+		return Published{}, newError(KindUnavailable, "dry_run_unsupported", "the registry does not support dry runs (it may have published the document)")
+	}
+	return Published{Protocol: answer.Protocol, Created: *answer.WouldCreate}, nil
+}
+
 // SetStatus deprecates a document (with a message and, when replacement
 // is not "", the hash to use instead) or, with status "active", undoes it.
 func (c *Registry) SetStatus(ctx context.Context, d Digest, status, message, replacement string) (Protocol, error) {
@@ -121,6 +145,30 @@ func (c *Registry) SetStatus(ctx context.Context, d Digest, status, message, rep
 	var p Protocol
 	_, err = c.doJSON(req, &p)
 	return p, err
+}
+
+// Lookup finds the one document a hash or a hex prefix of at least 8
+// digits (as listings show hashes) names, and returns its metadata. A
+// prefix several documents share is refused (409, ambiguous_hash_prefix,
+// the candidates in the message). The answer is checked to be a document
+// whose hash starts with what was asked.
+func (c *Registry) Lookup(ctx context.Context, hashOrPrefix string) (Protocol, error) {
+	want := strings.ToLower(hashOrPrefix)
+	if d, err := ParseDigest(hashOrPrefix); err == nil {
+		want = d.Hex()
+	}
+	req, err := c.request(ctx, http.MethodGet, "/api/v1/protocols/"+url.PathEscape(hashOrPrefix), nil, "", "application/json")
+	if err != nil {
+		return Protocol{}, err
+	}
+	var p Protocol
+	if _, err := c.doJSON(req, &p); err != nil {
+		return Protocol{}, err
+	}
+	if d, err := ParseDigest(p.Hex); err != nil || d.Hex() != p.Hex || !strings.HasPrefix(p.Hex, want) {
+		return Protocol{}, ErrRegistryBadAnswer.With(fmt.Sprintf("asked for %s, the registry answered %q", hashOrPrefix, p.Hex))
+	}
+	return p, nil
 }
 
 // Get returns a document's metadata, with its text when withContent.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -59,7 +60,7 @@ func send(ctx context.Context, std *cli.IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	candidates, err := loadCandidates(protocols)
+	candidates, err := loadCandidates(ctx, regs, protocols)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func registryClients(bases []string, token string) ([]*agora.Registry, error) {
 
 // loadCandidates reads --protocol arguments: document files, or hashes
 // (their titles and lifecycle come from the registries, CheckLifecycle).
-func loadCandidates(args []string) ([]agora.Candidate, error) {
+func loadCandidates(ctx context.Context, regs []*agora.Registry, args []string) ([]agora.Candidate, error) {
 	var out []agora.Candidate
 	for _, arg := range args {
 		if raw, err := os.ReadFile(arg); err == nil {
@@ -165,7 +166,9 @@ func loadCandidates(args []string) ([]agora.Candidate, error) {
 		}
 		d, err := agora.ParseDigest(arg)
 		if err != nil {
-			return nil, fmt.Errorf("--protocol %q is neither a readable file nor a hash", arg)
+			if d, err = lookupPrefix(ctx, regs, arg); err != nil {
+				return nil, fmt.Errorf("--protocol %q is neither a readable file nor a hash: %w", arg, err)
+			}
 		}
 		out = append(out, agora.Candidate{Digest: d, Implemented: true})
 	}
@@ -221,4 +224,26 @@ func noProtocolError(wk agora.WellKnownInfo, candidates []agora.Candidate, err e
 	// The LLM's verdict, without the chooser's prefix.
 	detail := strings.TrimPrefix(err.Error(), agora.ErrNoProtocol.Error()+": ")
 	return fmt.Errorf("no usable protocol among %s (%s): %s", plural.Of(len(candidates), "candidate"), detail, instead)
+}
+
+// lookupPrefix asks the registries, in order, for the one document a hex
+// prefix (as listings show hashes) names; the first that knows it wins,
+// and an ambiguous prefix is an error naming the candidates.
+func lookupPrefix(ctx context.Context, regs []*agora.Registry, prefix string) (agora.Digest, error) {
+	if len(prefix) < 8 || strings.Trim(strings.ToLower(prefix), "0123456789abcdef") != "" {
+		return agora.Digest{}, errors.New("a hash is 40 hex or 28 Base64 characters, a prefix at least 8 hex digits")
+	}
+	err := errors.New("no registry given (--registry) to look the prefix up in")
+	for _, r := range regs {
+		p, lerr := r.Lookup(ctx, prefix)
+		if lerr == nil {
+			return agora.ParseDigest(p.Hex)
+		}
+		err = lerr
+		var refused *agora.RegistryError
+		if errors.As(lerr, &refused) && refused.Status == http.StatusConflict {
+			break // ambiguous here: another registry would not make it less so
+		}
+	}
+	return agora.Digest{}, err
 }

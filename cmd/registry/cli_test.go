@@ -152,3 +152,58 @@ func TestWithdrawCommand(t *testing.T) {
 		t.Errorf("get after withdraw: exit %d\n%s", exitCode(err), stderr)
 	}
 }
+
+// registry publish --dry-run prints what would be stored and stores
+// nothing; a document the SDK cannot read is refused without --force.
+func TestPublishDryRunAndForce(t *testing.T) {
+	dataDir := t.TempDir()
+	db := "--data-dir=" + dataDir
+	tok, stderr, err := runCLI(t, nil, nil, "token", "create", "--name", "ci", db)
+	if err != nil {
+		t.Fatalf("token create: %v\n%s", err, stderr)
+	}
+	token := "REGISTRY_TOKEN=" + strings.TrimSpace(tok)
+	srv := startServer(t, db, "--no-examples")
+	defer stopServer(t, srv)
+	doc := filepath.Join(t.TempDir(), "doc.md")
+	writeDoc(t, doc, "---\nname: Dry Run\ndescription: d\n---\n# D\n")
+	out, stderr, err := runCLI(t, []string{token}, nil, "publish", "--dry-run", "--server", srv.URL, doc)
+	if err != nil || !strings.HasPrefix(out, "would-create ") || !strings.HasSuffix(out, " Dry Run\n") {
+		t.Fatalf("dry run: %v %q\n%s", err, out, stderr)
+	}
+	hex := strings.Fields(out)[1]
+	if _, stderr, err := runCLI(t, nil, nil, "get", "--server", srv.URL, hex); exitCode(err) != 1 {
+		t.Fatalf("a dry run stored the document: get exit %d\n%s", exitCode(err), stderr)
+	}
+	if out, stderr, err := runCLI(t, []string{token}, nil, "publish", "--server", srv.URL, doc); err != nil || !strings.HasPrefix(out, "created "+hex) {
+		t.Fatalf("publish: %v %q\n%s", err, out, stderr)
+	}
+	if out, _, err := runCLI(t, []string{token}, nil, "publish", "--dry-run", "--server", srv.URL, doc); err != nil || !strings.HasPrefix(out, "would-exist "+hex) {
+		t.Fatalf("dry run of a stored document: %v %q", err, out)
+	}
+	// get takes the 12-digit prefix the cards show, and a too short one
+	// says how many digits a prefix needs.
+	if out, stderr, err := runCLI(t, nil, nil, "get", "--server", srv.URL, hex[:12]); err != nil || out != "---\nname: Dry Run\ndescription: d\n---\n# D\n" {
+		t.Fatalf("get by prefix: %v %q\n%s", err, out, stderr)
+	}
+	if _, stderr, err := runCLI(t, nil, nil, "get", "--server", srv.URL, hex[:6]); exitCode(err) != 1 || !strings.Contains(stderr, "8 to 40") {
+		t.Fatalf("get by a 6-digit prefix: exit %d\n%s", exitCode(err), stderr)
+	}
+
+	plain := filepath.Join(t.TempDir(), "plain.md")
+	writeDoc(t, plain, "# No front matter\n")
+	out, stderr, err = runCLI(t, []string{token}, nil, "publish", "--dry-run", "--server", srv.URL, plain)
+	if err != nil || !strings.HasPrefix(out, "would-create ") || !strings.Contains(stderr, "without --force") || !strings.Contains(stderr, "no_front_matter") {
+		t.Fatalf("dry run of an SDK-unreadable document: %v %q\n%s", err, out, stderr)
+	}
+	plainHex := strings.Fields(out)[1]
+	if _, stderr, err := runCLI(t, []string{token}, nil, "publish", "--server", srv.URL, plain); exitCode(err) != 1 || !strings.Contains(stderr, "--force") {
+		t.Fatalf("publish without --force: exit %d\n%s", exitCode(err), stderr)
+	}
+	if _, _, err := runCLI(t, nil, nil, "get", "--server", srv.URL, plainHex); exitCode(err) != 1 {
+		t.Fatal("a refused publish stored the document")
+	}
+	if out, stderr, err := runCLI(t, []string{token}, nil, "publish", "--force", "--server", srv.URL, plain); err != nil || !strings.HasPrefix(out, "created "+plainHex) {
+		t.Fatalf("publish --force: %v %q\n%s", err, out, stderr)
+	}
+}

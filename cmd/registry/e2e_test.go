@@ -97,7 +97,13 @@ func endToEnd(t *testing.T, db []string) {
 	plain := []byte("# No Front Matter\r\n\r\nCRLF bytes and trailing spaces stay.  \r\n")
 	plainFile := filepath.Join(dir, "plain.md")
 	os.WriteFile(plainFile, plain, 0o600)
-	out, stderr, err := runCLI(t, []string{"REGISTRY_TOKEN=" + publishTok}, nil, "publish", "--server", base, file, plainFile)
+	// A document the Python SDK cannot read is refused before it is sent,
+	// unless forced: publishing cannot be undone.
+	_, stderr, err = runCLI(t, []string{"REGISTRY_TOKEN=" + publishTok}, nil, "publish", "--server", base, plainFile)
+	if exitCode(err) != 1 || !strings.Contains(stderr, "--force") || !strings.Contains(stderr, "front-matter") {
+		t.Fatalf("publish of a document without front matter: exit %d\n%s", exitCode(err), stderr)
+	}
+	out, stderr, err := runCLI(t, []string{"REGISTRY_TOKEN=" + publishTok}, nil, "publish", "--server", base, "--force", file, plainFile)
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, stderr)
 	}

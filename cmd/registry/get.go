@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "get", summary: "get HASH: print a document's exact bytes, verified against the hash", synopsis: "registry get [--server URL] HASH", run: getCmd})
+	register(command{name: "get", summary: "get HASH: print a document's exact bytes, verified against the hash (a prefix of 8+ hex digits works)", synopsis: "registry get [--server URL] HASH|PREFIX", run: getCmd})
 }
 
 func getCmd(ctx context.Context, env *environment, args []string) error {
@@ -20,13 +20,21 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("get"))
 		return errUsage
 	}
-	d, err := protocol.ParseDigest(rest[0])
-	if err != nil {
-		return err
-	}
 	c, err := newClient(cfg)
 	if err != nil {
 		return err
+	}
+	d, err := protocol.ParseDigest(rest[0])
+	if err != nil {
+		// A hex prefix, as listings show hashes: the registry names the
+		// one document it fits, whose bytes are then verified in full.
+		p, lerr := c.Lookup(ctx, rest[0])
+		if lerr != nil {
+			return lerr
+		}
+		if d, err = protocol.ParseDigest(p.Hex); err != nil {
+			return err
+		}
 	}
 	// Fetch verifies: never print bytes that are not the requested document.
 	content, err := c.Fetch(ctx, d)

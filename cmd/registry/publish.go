@@ -9,42 +9,56 @@ import (
 	"os"
 
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/plural"
+	"github.com/agora-registry/registry/internal/protocol"
 )
 
 func init() {
-	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN)", synopsis: "registry publish [--server URL] FILE... (the token comes from REGISTRY_TOKEN)", run: publishCmd})
+	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN; --dry-run stores nothing)", synopsis: "registry publish [--server URL] [--dry-run] [--force] FILE... (the token comes from REGISTRY_TOKEN)", run: publishCmd})
 }
 
 // publishCmd sends each file's exact bytes; "-" reads stdin. It prints one
-// line per document: created|exists, hex, base64, title.
+// line per document: created|exists (would-create|would-exist with
+// --dry-run), hex, base64, title.
 func publishCmd(ctx context.Context, env *environment, args []string) error {
-	cfg, files, err := clientConfig(env, "publish", args)
-	if err != nil {
+	var cfg config.Publish
+	fs := flagSet(env, "publish")
+	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
 	}
+	cfg.Token = env.getenv("REGISTRY_TOKEN")
+	files := fs.Args()
 	if len(files) == 0 {
 		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("publish"))
 		return errUsage
 	}
-	c, err := newClient(cfg)
+	c, err := newClient(cfg.Client)
 	if err != nil {
 		return err
 	}
 	failed := 0
 	for _, f := range files {
-		if err := publishFile(ctx, env, c, f); err != nil {
+		if err := publishFile(ctx, env, c, cfg, f); err != nil {
 			fmt.Fprintf(env.stderr, "%s: %v\n", f, err)
 			failed++
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %s not published", failed, plural.Of(len(files), "document"))
+		verb := "published"
+		if cfg.DryRun {
+			verb = "checked"
+		}
+		return fmt.Errorf("%d of %s not %s", failed, plural.Of(len(files), "document"), verb)
 	}
 	return nil
 }
 
-func publishFile(ctx context.Context, env *environment, c *client.Client, name string) error {
+// errSDKUnreadable refuses, before anything is sent, a document agents
+// built with the Python SDK could not read: publishing cannot be undone.
+var errSDKUnreadable = errors.New("the Python SDK cannot read this document's metadata")
+
+func publishFile(ctx context.Context, env *environment, c *client.Client, cfg config.Publish, name string) error {
 	var content []byte
 	var err error
 	if name == "-" {
@@ -55,17 +69,36 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, name s
 	if err != nil {
 		return err
 	}
-	out, err := c.Publish(ctx, content)
+	if !cfg.DryRun && !cfg.Force {
+		if doc, err := protocol.Prepare(content, len(content)+1); err == nil && !doc.Metadata.FrontMatter {
+			for _, l := range doc.Lints {
+				fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
+			}
+			return fmt.Errorf("%w: start it with a front-matter block (---, name: …, description: …, ---), check it with --dry-run, or publish it as it is with --force", errSDKUnreadable)
+		}
+	}
+	publish, states := c.Publish, [2]string{"exists", "created"}
+	if cfg.DryRun {
+		publish, states = c.DryRun, [2]string{"would-exist", "would-create"}
+	}
+	out, err := publish(ctx, content)
 	if err != nil {
 		return explainTokenError(err, c.Token, "publish")
 	}
-	state := "exists"
+	state := states[0]
 	if out.Created {
-		state = "created"
+		state = states[1]
 	}
 	fmt.Fprintf(env.stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)
 	if !out.Created {
-		fmt.Fprintf(env.stderr, "%s: stored already, first published by %s; nothing changed\n", name, out.Publisher)
+		verb := "nothing changed"
+		if cfg.DryRun {
+			verb = "publishing it would change nothing"
+		}
+		fmt.Fprintf(env.stderr, "%s: stored already, first published by %s; %s\n", name, out.Publisher, verb)
+	}
+	if cfg.DryRun && !out.SDKCompatible {
+		fmt.Fprintf(env.stderr, "%s: the Python SDK cannot read this document's metadata; publish would refuse it without --force\n", name)
 	}
 	for _, l := range out.Lints {
 		fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)

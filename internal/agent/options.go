@@ -86,7 +86,7 @@ func (s *SendConfig) Options() []config.Option {
 		{Flag: "body", Usage: "the request body (or --body-file)", Value: config.Text(&s.Body)},
 		{Flag: "body-file", Usage: "read the body from this file (- for stdin)", Value: config.Text(&s.BodyFile)},
 		{Flag: "task", Usage: "words describing the task, matched against protocol metadata", Value: config.Text(&s.Task)},
-		{Flag: "protocol", Usage: "a protocol we implement: a document file or a hash, repeatable, in order of preference", Value: config.Paths(&s.Protocols)},
+		{Flag: "protocol", Usage: "a protocol we implement: a document file, a hash, or a hex prefix of 8+ digits the registries know, repeatable, in order of preference", Value: config.Paths(&s.Protocols)},
 		registriesOption(&s.Registries),
 		{Flag: "publish", Default: "false", Usage: "publish the chosen or negotiated document to the first registry if it is not there yet (token in AGENT_REGISTRY_TOKEN); without it a negotiated one goes inline", Value: config.Bool(&s.Publish)},
 		{Flag: "natural", Default: "false", Usage: "send a natural-language request (protocolHash null) when no protocol fits", Value: config.Bool(&s.Natural)},

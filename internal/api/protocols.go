@@ -4,6 +4,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -88,6 +89,15 @@ func (s *Server) publishProtocol(c echo.Context) error {
 	if req.Publisher, err = s.publishAs(c); err != nil {
 		return err
 	}
+	if dry := c.QueryParam("dryRun"); dry == "true" || dry == "1" {
+		res, err := s.svc.DryRun(c.Request().Context(), req)
+		if err != nil {
+			return err
+		}
+		view := protocolView(s.svc, res.Entry)
+		view.DryRun, view.WouldCreate = true, &res.Created
+		return writeJSON(c, http.StatusOK, view)
+	}
 	res, err := s.svc.PublishRequest(c.Request().Context(), req)
 	if err != nil {
 		return err
@@ -104,6 +114,14 @@ func (s *Server) publishProtocol(c echo.Context) error {
 
 func (s *Server) getProtocol(c echo.Context) error {
 	d, sub, err := param.PathHashSub(c, subVersions, subHistory, subAgents, subStatus)
+	if err != nil && sub == "" {
+		// A hex prefix, as listings show hashes: the one document it names.
+		if prefix, perr := hexPrefix(c.Param("*")); perr == nil {
+			d, err = s.svc.UniquePrefix(c.Request().Context(), prefix)
+		} else if isHex(c.Param("*")) {
+			err = perr
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -276,4 +294,19 @@ func (s *Server) stats(c echo.Context) error {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, map[string]int{"documents": st.Documents, "withdrawn": st.Withdrawn, "tags": st.Tags})
+}
+
+// hexPrefix reads a path segment as a hash prefix (store.MinHashPrefix to
+// 39 hex digits).
+func hexPrefix(raw string) (store.HashPrefix, error) {
+	if len(raw) >= 2*protocol.DigestSize {
+		return store.HashPrefix{}, store.ErrMalformedPrefix
+	}
+	return store.ParseHashPrefix(raw)
+}
+
+// isHex reports whether s is hex digits only: a prefix too short is told
+// how many digits a prefix needs rather than that it is no hash.
+func isHex(s string) bool {
+	return s != "" && strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }

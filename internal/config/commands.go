@@ -81,6 +81,20 @@ func (c *TokenCreate) Options() []Option {
 	)
 }
 
+// Publish is the configuration of `registry publish`.
+type Publish struct {
+	Client
+	DryRun bool
+	Force  bool
+}
+
+// Options lists the options of `registry publish`.
+func (c *Publish) Options() []Option {
+	return append(c.Client.Options(),
+		Option{Flag: "dry-run", Default: "false", Usage: "print what would be stored (hashes, title, lints, whether it is new) and store nothing", Value: Bool(&c.DryRun)},
+		Option{Flag: "force", Default: "false", Usage: "publish a document the Python SDK cannot read (no or broken front matter); publishing cannot be undone", Value: Bool(&c.Force)})
+}
+
 // Withdraw is the configuration of `registry withdraw`.
 type Withdraw struct {
 	Client

@@ -22,7 +22,7 @@ func RegistryCommands() []Command {
 		{"import", (&Import{}).Options()},
 		{"blobs verify", (&BlobsCheck{}).VerifyOptions()},
 		{"blobs rebuild", (&BlobsCheck{}).Options()},
-		{"publish", (&Client{}).Options()},
+		{"publish", (&Publish{}).Options()},
 		{"get", (&Client{}).Options()},
 		{"withdraw", (&Withdraw{}).Options()},
 		{"deprecate", (&Deprecate{}).Options()},

@@ -2,7 +2,11 @@ package registry
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
+	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -26,4 +30,32 @@ func (s *Service) ByPrefix(ctx context.Context, p store.HashPrefix) (PrefixMatch
 		m.Matches, m.More = res[:store.MaxPrefixMatches-1], true
 	}
 	return m, nil
+}
+
+// ErrAmbiguousPrefix refuses a hash prefix that names several documents.
+var ErrAmbiguousPrefix = apperr.New(apperr.Conflict, "ambiguous_hash_prefix", "several protocols' hashes start with this prefix: give more digits")
+
+// UniquePrefix is the one document whose hash starts with p: what a
+// person copies from a listing's short hash. Several are refused with the
+// candidates named, so a prefix never silently picks one of them.
+func (s *Service) UniquePrefix(ctx context.Context, p store.HashPrefix) (protocol.Digest, error) {
+	m, err := s.ByPrefix(ctx, p)
+	switch {
+	case err != nil:
+		return protocol.Digest{}, err
+	case len(m.Matches) == 0:
+		return protocol.Digest{}, store.ErrNotFound.With(fmt.Sprintf("no protocol's hash starts with %s", p))
+	case len(m.Matches) == 1:
+		return m.Matches[0].Digest, nil
+	}
+	names := make([]string, 0, len(m.Matches))
+	for _, r := range m.Matches {
+		names = append(names, fmt.Sprintf("%s (%s)", r.Digest.Hex(), protocol.CleanTitle(r.Title)))
+	}
+	more := ""
+	if m.More {
+		more = ", and more"
+	}
+	return protocol.Digest{}, ErrAmbiguousPrefix.With(fmt.Sprintf("%d protocols' hashes start with %s: %s%s; give more digits",
+		len(m.Matches), p, strings.Join(names, ", "), more))
 }
