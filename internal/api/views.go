@@ -40,9 +40,9 @@ type ProtocolView struct {
 	SDKCompatible bool            `json:"sdkCompatible"`
 	// DryRun is set on the answer of a publish with ?dryRun=true: nothing
 	// was stored, and WouldCreate says whether publishing would add it.
-	DryRun      bool  `json:"dryRun,omitempty"`
-	WouldCreate *bool `json:"wouldCreate,omitempty"`
-	Content       *string         `json:"content,omitempty"`
+	DryRun      bool    `json:"dryRun,omitempty"`
+	WouldCreate *bool   `json:"wouldCreate,omitempty"`
+	Content     *string `json:"content,omitempty"`
 	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
 	Versions *VersionsView `json:"versions,omitempty"`
 	// Adoption over the last 30 days (signals.go).
