@@ -1,6 +1,7 @@
 package html
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -67,7 +69,13 @@ type browsePage struct {
 	// Suggestion respells a search that found nothing.
 	Suggestion    string
 	SuggestionURL string
-	Error         string // a problem with the query, shown above the results
+	// TaskMatches are what task match finds for the words of a search
+	// that found nothing (words need not all appear there).
+	TaskMatches []store.Entry
+	// ShortPrefix is set when the words look like a hash prefix too short
+	// to name a document.
+	ShortPrefix bool
+	Error       string // a problem with the query, shown above the results
 }
 
 type tagFilter struct {
@@ -128,6 +136,10 @@ func (p *Pages) browse(c echo.Context) error {
 	if err == nil && len(page.Entries) == 0 && q.Cursor == "" && q.Text != "" {
 		if page.Suggestion, err = p.svc.Suggest(ctx, q.Text); page.Suggestion != "" {
 			page.SuggestionURL = browseURL(page.Suggestion, q.Tags, sort, "")
+		}
+		page.ShortPrefix = looksLikeShortPrefix(q.Text)
+		if err == nil && !page.ShortPrefix {
+			page.TaskMatches, err = p.taskMatches(ctx, q.Text)
 		}
 	}
 	if err != nil {
@@ -241,4 +253,36 @@ func without(ss []string, drop string) []string {
 		}
 	}
 	return out
+}
+
+// zeroResultMatches bounds the task-match results a search that found
+// nothing offers.
+const zeroResultMatches = 5
+
+// taskMatches is what task match (no model: the deterministic ranking)
+// finds for a search's words, which need not all appear in a document.
+func (p *Pages) taskMatches(ctx context.Context, text string) ([]store.Entry, error) {
+	ms, err := p.svc.Match(ctx, registry.MatchRequest{Task: text, Limit: zeroResultMatches})
+	if err != nil {
+		if ae := apperr.As(err); ae != nil && ae.Kind == apperr.Invalid {
+			return nil, nil // words match cannot use: nothing to offer
+		}
+		return nil, err
+	}
+	out := make([]store.Entry, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.Entry)
+	}
+	return out, nil
+}
+
+// looksLikeShortPrefix: hex digits, at least one a digit, fewer than a
+// prefix needs.
+func looksLikeShortPrefix(text string) bool {
+	text = strings.TrimSpace(text)
+	return len(text) > 0 && len(text) < store.MinHashPrefix && isHexWord(text) && strings.ContainsAny(text, "0123456789")
+}
+
+func isHexWord(s string) bool {
+	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }

@@ -82,4 +82,19 @@ func TestBrowserDeprecationBannerAndVersionList(t *testing.T) {
 	if strings.Join(marks, "|") != "Tide Tables v2|Tide Tables [deprecated]" {
 		t.Errorf("publisher listing = %q", marks)
 	}
+
+	// Search and tag listings show the same marks as the publisher page,
+	// with the replacement linked and the publisher on every card.
+	for _, page := range []string{"/protocols?q=tide", "/protocols?sort=name"} {
+		must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+page)), "opening "+page)
+		cards := run(t, ctx, "cards of "+page, chromedp.Evaluate[[]string](
+			`Array.from(document.querySelectorAll("ol.entries li.entry")).map(li => li.querySelector("h3").textContent.trim() +
+				" by " + (li.querySelector("a.publisher") ? li.querySelector("a.publisher").textContent : "?") +
+				(li.querySelector(".badge.deprecated") ? " [deprecated]" : "") +
+				(li.querySelector("a.replacement") ? " -> " + li.querySelector("a.replacement").getAttribute("href") : ""))`))
+		want := map[string]bool{"Tide Tables v2 by acme": true, "Tide Tables by acme [deprecated] -> /protocols/" + v2.Digest.Hex(): true}
+		if len(cards) != 2 || !want[cards[0]] || !want[cards[1]] {
+			t.Errorf("%s cards = %q", page, cards)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/plural"
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/labstack/echo/v4"
 )
 
@@ -38,6 +39,7 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 		"size":      humanSize,
 		"add":       func(a, b int) int { return a + b },
 		"plural":    plural.Count[int],
+		"minPrefix": func() int { return store.MinHashPrefix },
 	}
 	t := &templates{pages: map[string]*template.Template{}}
 	for _, name := range pageNames {
