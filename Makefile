@@ -12,7 +12,15 @@ D ?= 6s
 C ?= 32
 BENCH_FLAGS ?=
 
-.PHONY: bench bench-smoke bench-report bin/benchrun
+.PHONY: test bench bench-smoke bench-report bin/benchrun
+
+# Every module's tests: the registry, the public agora module and the bench
+# module (each has its own go.mod, so ./... at the root reaches only the
+# first).
+test:
+	go test ./...
+	cd agora && go test ./...
+	cd bench && go test ./...
 
 bin/benchrun:
 	cd bench && go build -o ../bin/benchrun ./cmd/benchrun

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/agora-registry/registry/internal/client"
@@ -34,4 +35,20 @@ func clientConfig(env *environment, name string, args []string) (config.Client, 
 	}
 	cfg.Token = env.getenv("REGISTRY_TOKEN")
 	return cfg, fs.Args(), nil
+}
+
+// printJSON writes v as indented JSON: the --json form of a list.
+func printJSON(env *environment, v any) error {
+	enc := json.NewEncoder(env.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// utcOrNil is t in UTC, nil staying nil.
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

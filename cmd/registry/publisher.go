@@ -30,11 +30,14 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 	}
 	var (
 		db     config.Database
+		list   config.Listing
 		create config.PublisherCreate
 		verify config.PublisherVerify
 	)
 	opts := db.Options()
 	switch sub {
+	case "list":
+		opts = list.Options()
 	case "create":
 		opts = create.Options()
 	case "verify":
@@ -61,6 +64,8 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		db = create.Database
 	case "verify":
 		db = verify.Database
+	case "list":
+		db = list.Database
 	}
 	st, _, err := openStore(ctx, db)
 	if err != nil {
@@ -77,7 +82,7 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stdout, "created publisher %s (%s); make its tokens with: registry token create --publisher %s --name NAME\n", p.Name, p.DisplayName, p.Name)
 		return nil
 	case "list":
-		return publisherList(ctx, env, svc)
+		return publisherList(ctx, env, svc, list.JSON)
 	}
 	if verify.Domain == "" {
 		fmt.Fprintln(env.stderr, "registry publisher verify: --domain is required\n"+publisherUsage)
@@ -104,10 +109,26 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 	return nil
 }
 
-func publisherList(ctx context.Context, env *environment, svc *registry.Service) error {
+// publisherJSON is a publisher as `publisher list --json` prints it.
+type publisherJSON struct {
+	Name           string     `json:"name"`
+	DisplayName    string     `json:"displayName"`
+	VerifiedDomain string     `json:"verifiedDomain"`
+	VerifiedAt     *time.Time `json:"verifiedAt"`
+	CreatedAt      time.Time  `json:"createdAt"`
+}
+
+func publisherList(ctx context.Context, env *environment, svc *registry.Service, asJSON bool) error {
 	ps, err := svc.ListPublishers(ctx)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		out := make([]publisherJSON, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, publisherJSON{p.Name, p.DisplayName, p.VerifiedDomain, utcOrNil(p.VerifiedAt), p.CreatedAt.UTC()})
+		}
+		return printJSON(env, out)
 	}
 	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tDISPLAY NAME\tVERIFIED DOMAIN\tCREATED")

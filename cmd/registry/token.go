@@ -25,11 +25,15 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Only create has flags of its own; list's and revoke's help shows none.
+	// create and list have flags of their own; revoke's help shows none.
 	var create config.TokenCreate
+	var list config.Listing
 	db, opts := &create.Database, create.Database.Options()
-	if sub == "create" {
+	switch sub {
+	case "create":
 		opts = create.Options()
+	case "list":
+		db, opts = &list.Database, list.Options()
 	}
 	fs := flagSet(env, "token "+sub)
 	if err := parseFlags(env, fs, opts, args); err != nil {
@@ -43,9 +47,18 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 	svc := registry.New(st, registry.Config{})
 	switch sub {
 	case "create":
+		if create.IfMissing {
+			if t, ok, err := liveToken(ctx, svc, create.Name); err != nil || ok {
+				if ok {
+					fmt.Fprintf(env.stderr, "token %d %q exists already (publisher %s); its secret was shown when it was created, so none is printed (revoke it with registry token revoke %d to make a new one)\n",
+						t.ID, t.Name, t.Publisher, t.ID)
+				}
+				return err
+			}
+		}
 		return tokenCreate(ctx, env, svc, create.Publisher, create.Name, create.Scope)
 	case "list":
-		return tokenList(ctx, env, svc)
+		return tokenList(ctx, env, svc, list.JSON)
 	default:
 		return tokenRevoke(ctx, env, svc, fs)
 	}
@@ -68,10 +81,46 @@ func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, p
 	return nil
 }
 
-func tokenList(ctx context.Context, env *environment, svc *registry.Service) error {
+// liveToken finds the token of this name that is not revoked.
+func liveToken(ctx context.Context, svc *registry.Service, name string) (store.Token, bool, error) {
+	ts, err := svc.ListTokens(ctx)
+	if err != nil {
+		return store.Token{}, false, err
+	}
+	for _, t := range ts {
+		if t.Name == name && t.RevokedAt == nil {
+			return t, true, nil
+		}
+	}
+	return store.Token{}, false, nil
+}
+
+// tokenJSON is a token as `token list --json` prints it (never its hash).
+type tokenJSON struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Publisher  string     `json:"publisher"`
+	Scopes     []string   `json:"scopes"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	RevokedAt  *time.Time `json:"revokedAt"`
+}
+
+func tokenList(ctx context.Context, env *environment, svc *registry.Service, asJSON bool) error {
 	ts, err := svc.ListTokens(ctx)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		out := make([]tokenJSON, 0, len(ts))
+		for _, t := range ts {
+			scopes := make([]string, 0, len(t.Scopes))
+			for _, s := range t.Scopes {
+				scopes = append(scopes, string(s))
+			}
+			out = append(out, tokenJSON{t.ID, t.Name, t.Publisher, scopes, t.CreatedAt.UTC(), utcOrNil(t.LastUsedAt), utcOrNil(t.RevokedAt)})
+		}
+		return printJSON(env, out)
 	}
 	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tPUBLISHER\tSCOPES\tCREATED\tLAST USED\tREVOKED")

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/webhook"
 )
 
@@ -23,15 +26,22 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	var add config.WebhookAdd
+	var list config.Listing
 	opts := add.Database.Options()
-	if sub == "add" {
+	switch sub {
+	case "add":
 		opts = add.Options()
+	case "list":
+		opts = list.Options()
 	}
 	fs := flagSet(env, "webhook "+sub)
 	if err := parseFlags(env, fs, opts, args); err != nil {
 		return err
 	}
 	db := add.Database
+	if sub == "list" {
+		db = list.Database
+	}
 	st, _, err := openStore(ctx, db)
 	if err != nil {
 		return err
@@ -53,6 +63,13 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 		if err != nil {
 			return err
 		}
+		if list.JSON {
+			out := make([]webhookJSON, 0, len(ws))
+			for _, w := range ws {
+				out = append(out, webhookJSON{w.ID, w.URL, w.Events, w.Delivered, w.Attempts, utcOrNil(w.FailingSince), w.CreatedAt.UTC()})
+			}
+			return printJSON(env, out)
+		}
 		for _, w := range ws {
 			fmt.Fprintf(env.stdout, "%d %s %s delivered %d attempts %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered, w.Attempts)
 		}
@@ -62,7 +79,24 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 			fmt.Fprintln(env.stderr, usage)
 			return errUsage
 		}
-		return st.DeleteWebhook(ctx, id)
+		if err := st.DeleteWebhook(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return store.ErrNotFound.With(fmt.Sprintf("no webhook with id %d (registry webhook list shows them)", id))
+		} else if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "removed webhook %d\n", id)
 	}
 	return nil
+}
+
+// webhookJSON is a webhook as `webhook list --json` prints it (never its
+// secret).
+type webhookJSON struct {
+	ID           int64      `json:"id"`
+	URL          string     `json:"url"`
+	Events       []string   `json:"events"`
+	Delivered    int64      `json:"delivered"`
+	Attempts     int        `json:"attempts"`
+	FailingSince *time.Time `json:"failingSince"`
+	CreatedAt    time.Time  `json:"createdAt"`
 }

@@ -70,6 +70,7 @@ type TokenCreate struct {
 	Name      string
 	Scope     string
 	Publisher string
+	IfMissing bool
 }
 
 // Options lists the options of `registry token create`.
@@ -78,7 +79,21 @@ func (c *TokenCreate) Options() []Option {
 		Option{Flag: "name", Default: "", Usage: "a name saying who or what uses the token (unique among the tokens not revoked)", Value: Text(&c.Name)},
 		Option{Flag: "scope", Default: "publish", Usage: "comma-separated scopes: publish, admin", Value: Text(&c.Scope)},
 		Option{Flag: "publisher", Default: "default", Usage: "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions", Value: Text(&c.Publisher)},
+		Option{Flag: "if-missing", Default: "false", Usage: "succeed without creating a token (and print no secret) when a token of this name exists and is not revoked, so scripts can run it again", Value: Bool(&c.IfMissing)},
 	)
+}
+
+// Listing is the configuration of the list subcommands (token, publisher,
+// webhook list).
+type Listing struct {
+	Database
+	JSON bool
+}
+
+// Options lists the options of a list subcommand.
+func (c *Listing) Options() []Option {
+	return append(c.Database.Options(),
+		Option{Flag: "json", Default: "false", Usage: "print a JSON array instead of a table", Value: Bool(&c.JSON)})
 }
 
 // Publish is the configuration of `registry publish`.

@@ -16,7 +16,7 @@ func RegistryCommands() []Command {
 		{"healthcheck", (&Healthcheck{}).Options()},
 		{"migrate", (&Migrate{}).Options()},
 		{"token create", (&TokenCreate{}).Options()},
-		{"token list", (&Database{}).Options()},
+		{"token list", (&Listing{}).Options()},
 		{"token revoke", (&Database{}).Options()},
 		{"export", (&Export{}).Options()},
 		{"import", (&Import{}).Options()},
@@ -27,12 +27,12 @@ func RegistryCommands() []Command {
 		{"withdraw", (&Withdraw{}).Options()},
 		{"deprecate", (&Deprecate{}).Options()},
 		{"publisher create", (&PublisherCreate{}).Options()},
-		{"publisher list", (&Database{}).Options()},
+		{"publisher list", (&Listing{}).Options()},
 		{"publisher verify", (&PublisherVerify{}).Options()},
 		{"mcp", (&MCP{}).Options()},
 		{"verify", (&Verify{}).Options()},
 		{"webhook add", (&WebhookAdd{}).Options()},
-		{"webhook list", (&Database{}).Options()},
+		{"webhook list", (&Listing{}).Options()},
 		{"webhook remove", (&Database{}).Options()},
 	}
 }
