@@ -52,7 +52,6 @@ type MatchResult struct {
 // read headers only.
 const RerankSkippedHeader = "Agora-Rerank-Skipped"
 
-
 func orRaw(a, b json.RawMessage) json.RawMessage {
 	if len(a) > 0 {
 		return a
