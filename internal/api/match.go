@@ -81,6 +81,7 @@ func (s *Server) match(c echo.Context) error {
 	}
 	out := MatchResult{Items: make([]MatchItem, 0, len(res.Items)), RankedBy: res.RankedBy,
 		Reranked: res.RankedBy == registry.RankedByLLM, RerankSkipped: res.Skipped}
+	s.metrics.reranked(res)
 	if res.Skipped != "" {
 		c.Response().Header().Set(RerankSkippedHeader, res.Skipped)
 	}

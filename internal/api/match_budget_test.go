@@ -89,4 +89,19 @@ func TestMatchRerankBudgetPerClient(t *testing.T) {
 	if n := len(llm.Calls()); n != 3 {
 		t.Fatalf("%d completions, the budget is 3", n)
 	}
+	// The first task again: the model's order from the cache, budget or not.
+	n = 0
+	if res, header := match("198.51.100.7"); !res.Reranked || header != "" {
+		t.Fatalf("a cached re-rank: reranked %v, skipped %q", res.Reranked, res.RerankSkipped)
+	}
+	if n := len(llm.Calls()); n != 3 {
+		t.Fatalf("a cache hit made a completion (%d)", n)
+	}
+	_, metrics := get(t, ts.URL+"/metrics", "")
+	for _, want := range []string{`registry_match_reranks_total{outcome="llm"} 3`, `registry_match_reranks_total{outcome="client_budget"} 10`,
+		`registry_match_reranks_total{outcome="budget"} 1`, `registry_match_reranks_total{outcome="cached"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("no %s in\n%s", want, grepLines(metrics, "registry_match_reranks_total"))
+		}
+	}
 }

@@ -95,9 +95,12 @@ func TestMatchRerankBudget(t *testing.T) {
 func TestMatchRerankCache(t *testing.T) {
 	svc, model, _ := budgetCorpus(t, MatchLLM{PerMinute: 5, ClientPerMinute: 2})
 	first := rankedBy(t, svc, task("198.51.100.7", 1))
+	if first.Cached || first.RankedBy != RankedByLLM {
+		t.Fatalf("the first: cached %v, ranked by %s", first.Cached, first.RankedBy)
+	}
 	for range 10 {
 		again := rankedBy(t, svc, task("198.51.100.7", 1))
-		if again.RankedBy != RankedByLLM || !slices.EqualFunc(again.Items, first.Items, func(a, b Match) bool { return a.Entry.Digest == b.Entry.Digest }) {
+		if again.RankedBy != RankedByLLM || !again.Cached || !slices.EqualFunc(again.Items, first.Items, func(a, b Match) bool { return a.Entry.Digest == b.Entry.Digest }) {
 			t.Fatalf("a cached re-rank: ranked by %s, skipped %q", again.RankedBy, again.Skipped)
 		}
 	}

@@ -55,6 +55,8 @@ type MatchResult struct {
 	// Skipped says why a configured model did not re-rank (SkipBudget, …);
 	// empty when it did or had nothing to reorder.
 	Skipped string
+	// Cached: the model's order came from the cache, no completion made.
+	Cached bool
 }
 
 const rerankPrompt = "You rank protocol documents of an Agora registry for a task an agent wants done. " +
@@ -108,11 +110,11 @@ func (s *Service) MatchRanked(ctx context.Context, r MatchRequest) (MatchResult,
 	out := MatchResult{Items: ms, RankedBy: RankedDeterministic}
 	if len(ms) > 1 {
 		top := ms[:min(len(ms), llm.Top)]
-		order, skipped := s.rerankOrder(ctx, llm, r, top)
+		order, cached, skipped := s.rerankOrder(ctx, llm, r, top)
 		if skipped == "" {
 			out.Items, out.RankedBy = reorder(ms, order), RankedByLLM
 		}
-		out.Skipped = skipped
+		out.Skipped, out.Cached = skipped, cached
 	}
 	out.Items = out.Items[:min(len(out.Items), limit, MaxMatchLimit)]
 	return out, nil
@@ -120,30 +122,30 @@ func (s *Service) MatchRanked(ctx context.Context, r MatchRequest) (MatchResult,
 
 // rerankOrder is the model's order of top, from the cache or from one
 // completion, or why there is none.
-func (s *Service) rerankOrder(ctx context.Context, llm MatchLLM, r MatchRequest, top []Match) ([]int, string) {
+func (s *Service) rerankOrder(ctx context.Context, llm MatchLLM, r MatchRequest, top []Match) (order []int, cached bool, skipped string) {
 	fields, _ := schemaFields(r.InputSchema, r.OutputSchema) // Match read them already
 	key := rerankKey(r.Task, fields, top)
 	if order, ok := s.rerankCache.get(key); ok {
-		return indexesOf(top, order), ""
+		return indexesOf(top, order), true, ""
 	}
 	select {
 	case s.rerankSlots <- struct{}{}:
 		defer func() { <-s.rerankSlots }()
 	default:
 		s.log.Info("match: every LLM re-rank slot is busy; the deterministic order stands")
-		return nil, SkipBusy
+		return nil, false, SkipBusy
 	}
 	if spent := s.rerankBudget.take(r.Client); spent != "" {
 		s.log.Debug("match: the LLM re-rank budget is spent; the deterministic order stands", "budget", spent) // one line per match past it would flood the log
-		return nil, spent
+		return nil, false, spent
 	}
 	order, err := s.rerank(ctx, llm, r, fields, top)
 	if err != nil {
 		s.log.Warn("match: the LLM re-rank failed; the deterministic order stands", "error", agora.RedactError(err))
-		return nil, SkipFailed
+		return nil, false, SkipFailed
 	}
 	s.rerankCache.put(key, digestsOf(top, order))
-	return order, ""
+	return order, false, ""
 }
 
 // rerank asks the model once and returns the indexes of top it named,
