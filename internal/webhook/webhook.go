@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/agora"
-
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
 )
