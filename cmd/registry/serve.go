@@ -177,7 +177,8 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 
 // matchLLM is the model re-ranking matches, when one is configured.
 func matchLLM(c config.MatchLLM, getenv func(string) string) registry.MatchLLM {
-	m := registry.MatchLLM{Top: c.LLMRerank, Timeout: c.LLMTimeout, Concurrency: c.LLMConcurrency}
+	m := registry.MatchLLM{Top: c.LLMRerank, Timeout: c.LLMTimeout, Concurrency: c.LLMConcurrency,
+		PerMinute: c.LLMPerMinute, ClientPerMinute: c.LLMClientPerMinute, CacheEntries: c.LLMCacheEntries}
 	if c.LLMBaseURL != "" {
 		m.Model = &agora.LLM{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: getenv("REGISTRY_LLM_API_KEY"),
 			Timeout: c.LLMTimeout, MaxResponse: registry.MaxRerankAnswerBytes}

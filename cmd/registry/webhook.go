@@ -58,6 +58,9 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "%d %s %s from record %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered)
+		if add.Secret == "" {
+			fmt.Fprintf(env.stdout, "secret %s\n", w.Secret) // made for this webhook: shown once, give it to the receiver
+		}
 	case "list":
 		ws, err := st.ListWebhooks(ctx)
 		if err != nil {

@@ -38,12 +38,19 @@ type MatchItem struct {
 
 // MatchResult answers a match like a search page (one page, no cursor).
 // RankedBy is "deterministic", or "llm" when the registry's model
-// re-ranked the top candidates.
+// re-ranked the top candidates (Reranked); RerankSkipped says why a
+// configured model did not (budget, client_budget, busy, failed).
 type MatchResult struct {
-	Items      []MatchItem `json:"items"`
-	NextCursor *string     `json:"nextCursor"`
-	RankedBy   string      `json:"rankedBy"`
+	Items         []MatchItem `json:"items"`
+	NextCursor    *string     `json:"nextCursor"`
+	RankedBy      string      `json:"rankedBy"`
+	Reranked      bool        `json:"reranked"`
+	RerankSkipped string      `json:"rerankSkipped,omitempty"`
 }
+
+// RerankSkippedHeader carries MatchResult.RerankSkipped, for clients that
+// read headers only.
+const RerankSkippedHeader = "Agora-Rerank-Skipped"
 
 func orRaw(a, b json.RawMessage) json.RawMessage {
 	if len(a) > 0 {
@@ -65,12 +72,19 @@ func (s *Server) match(c echo.Context) error {
 	if task == "" {
 		task = m.Description
 	}
+	client, _ := ClientKey(c.RealIP(), s.cfg.IPv6ClientPrefix)
 	res, err := s.svc.MatchRanked(c.Request().Context(), registry.MatchRequest{Task: task, Limit: m.Limit,
-		InputSchema: orRaw(m.InputSchema, m.InputSchemaSnake), OutputSchema: orRaw(m.OutputSchema, m.OutputSchemaSnake)})
+		InputSchema: orRaw(m.InputSchema, m.InputSchemaSnake), OutputSchema: orRaw(m.OutputSchema, m.OutputSchemaSnake),
+		Client: client.String()})
 	if err != nil {
 		return err
 	}
-	out := MatchResult{Items: make([]MatchItem, 0, len(res.Items)), RankedBy: res.RankedBy}
+	out := MatchResult{Items: make([]MatchItem, 0, len(res.Items)), RankedBy: res.RankedBy,
+		Reranked: res.RankedBy == registry.RankedByLLM, RerankSkipped: res.Skipped}
+	s.metrics.reranked(res)
+	if res.Skipped != "" {
+		c.Response().Header().Set(RerankSkippedHeader, res.Skipped)
+	}
 	for _, r := range res.Items {
 		item := MatchItem{ProtocolView: protocolView(s.svc, r.Entry), Score: r.Score, Reasons: make([]MatchReasonView, 0, len(r.Reasons))}
 		item.Fetches, item.Resolutions, item.Agents = r.Signals.Fetches, r.Signals.Resolutions, r.Signals.Agents

@@ -27,6 +27,7 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	publishes *prometheus.CounterVec
+	reranks   *prometheus.CounterVec
 
 	observersMu sync.RWMutex
 	observers   map[observerKey]observer
@@ -49,13 +50,16 @@ func newMetrics(svc *registry.Service) *metrics {
 	m.publishes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "registry_publishes_total", Help: "Successful publishes, by whether the document was new.",
 	}, []string{"result"})
+	m.reranks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "registry_match_reranks_total", Help: "Matches a configured model could re-rank, by outcome: llm (a completion), cached, or why it was skipped (client_budget, budget, busy, failed).",
+	}, []string{"outcome"})
 	documents := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "registry_documents", Help: "Listed (not withdrawn) documents stored.",
 	}, m.documentCount)
 	cacheBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "registry_raw_cache_bytes", Help: "Bytes held by the raw-document cache.",
 	}, func() float64 { b, _ := svc.CacheSize(); return float64(b) })
-	m.reg.MustRegister(m.requests, m.latency, m.publishes, documents, cacheBytes,
+	m.reg.MustRegister(m.requests, m.latency, m.publishes, m.reranks, documents, cacheBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if l := svc.Log(); l != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -138,6 +142,18 @@ func metricMethod(m string) string {
 		return m
 	}
 	return "OTHER"
+}
+
+// reranked counts a match's re-rank outcome (none without a model).
+func (m *metrics) reranked(res registry.MatchResult) {
+	switch {
+	case res.Skipped != "":
+		m.reranks.WithLabelValues(res.Skipped).Inc()
+	case res.Cached:
+		m.reranks.WithLabelValues("cached").Inc()
+	case res.RankedBy == registry.RankedByLLM:
+		m.reranks.WithLabelValues("llm").Inc()
+	}
 }
 
 func (m *metrics) published(created bool) {

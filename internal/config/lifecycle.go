@@ -59,7 +59,7 @@ type WebhookAdd struct {
 // Options lists the options of `registry webhook add`.
 func (c *WebhookAdd) Options() []Option {
 	return append(c.Database.Options(),
-		Option{Flag: "secret", Default: "", Usage: "shared secret keying the X-Agora-Signature HMAC (at least 16 characters)", Value: Text(&c.Secret)},
+		Option{Flag: "secret", Default: "", Usage: "shared secret keying the webhook-signature HMAC (Standard Webhooks): whsec_ and base64 of at least 16 bytes, or any text of at least 16 characters; empty: a new whsec_ secret is made and printed", Value: Text(&c.Secret)},
 		Option{Flag: "events", Default: "publish,withdraw", Usage: "comma-separated events to deliver", Value: List(&c.Events)},
 		Option{Flag: "from-start", Default: "false", Usage: "deliver the whole log, not only changes from now on", Value: Bool(&c.FromStart)},
 	)

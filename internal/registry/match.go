@@ -40,6 +40,10 @@ type MatchRequest struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Limit        int
+	// Client is who asks, as the transport tells clients apart (the API:
+	// the address key its rate limits use); it keys the re-rank's
+	// per-client budget. Callers that leave it empty share one.
+	Client string
 }
 
 // Reason is one contribution to a match's score.

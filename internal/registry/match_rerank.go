@@ -22,6 +22,13 @@ type MatchLLM struct {
 	Top         int             // candidates shown to the model; 0 means DefaultMatchRerank
 	Timeout     time.Duration   // the whole re-rank; 0 means DefaultMatchRerankTimeout
 	Concurrency int             // re-ranks at once, others answered deterministically; 0 means DefaultMatchRerankConcurrency
+	// PerMinute bounds the completions of any 60 seconds, all clients
+	// together; ClientPerMinute those of one client (MatchRequest.Client),
+	// at most PerMinute. 0 means the Default… value.
+	PerMinute, ClientPerMinute int
+	// CacheEntries bounds the re-ranks remembered by task and candidate
+	// set; 0 means DefaultMatchRerankCacheEntries.
+	CacheEntries int
 }
 
 // Bounds of the re-rank.
@@ -45,6 +52,11 @@ const (
 type MatchResult struct {
 	Items    []Match
 	RankedBy string // RankedDeterministic or RankedByLLM
+	// Skipped says why a configured model did not re-rank (SkipBudget, …);
+	// empty when it did or had nothing to reorder.
+	Skipped string
+	// Cached: the model's order came from the cache, no completion made.
+	Cached bool
 }
 
 const rerankPrompt = "You rank protocol documents of an Agora registry for a task an agent wants done. " +
@@ -62,12 +74,24 @@ func (c MatchLLM) withDefaults() MatchLLM {
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultMatchRerankConcurrency
 	}
+	if c.PerMinute <= 0 {
+		c.PerMinute = DefaultMatchRerankPerMinute
+	}
+	if c.ClientPerMinute <= 0 {
+		c.ClientPerMinute = DefaultMatchRerankClientPerMinute
+	}
+	c.ClientPerMinute = min(c.ClientPerMinute, c.PerMinute)
+	if c.CacheEntries <= 0 {
+		c.CacheEntries = DefaultMatchRerankCacheEntries
+	}
 	return c
 }
 
-// MatchRanked is Match, then, with a model configured and a re-rank slot
-// free, the model's order of the top candidates; when the model fails,
-// is slow or busy, the deterministic order stands.
+// MatchRanked is Match, then, with a model configured, the model's order
+// of the top candidates: remembered for the same task and candidates, else
+// asked within the budget (MatchLLM.PerMinute, ClientPerMinute) when a
+// re-rank slot is free. Otherwise the deterministic order stands and
+// Skipped says why; the budget never makes a match fail.
 func (s *Service) MatchRanked(ctx context.Context, r MatchRequest) (MatchResult, error) {
 	llm := s.cfg.MatchLLM
 	if llm.Model == nil || r.Limit < 0 {
@@ -85,30 +109,53 @@ func (s *Service) MatchRanked(ctx context.Context, r MatchRequest) (MatchResult,
 	}
 	out := MatchResult{Items: ms, RankedBy: RankedDeterministic}
 	if len(ms) > 1 {
-		select {
-		case s.rerankSlots <- struct{}{}:
-			if order, err := s.rerank(ctx, llm, r, ms[:min(len(ms), llm.Top)]); err != nil {
-				s.log.Warn("match: the LLM re-rank failed; the deterministic order stands", "error", agora.RedactError(err))
-			} else {
-				out = MatchResult{Items: reorder(ms, order), RankedBy: RankedByLLM}
-			}
-			<-s.rerankSlots
-		default:
-			s.log.Info("match: every LLM re-rank slot is busy; the deterministic order stands")
+		top := ms[:min(len(ms), llm.Top)]
+		order, cached, skipped := s.rerankOrder(ctx, llm, r, top)
+		if skipped == "" {
+			out.Items, out.RankedBy = reorder(ms, order), RankedByLLM
 		}
+		out.Skipped, out.Cached = skipped, cached
 	}
 	out.Items = out.Items[:min(len(out.Items), limit, MaxMatchLimit)]
 	return out, nil
 }
 
+// rerankOrder is the model's order of top, from the cache or from one
+// completion, or why there is none.
+func (s *Service) rerankOrder(ctx context.Context, llm MatchLLM, r MatchRequest, top []Match) (order []int, cached bool, skipped string) {
+	fields, _ := schemaFields(r.InputSchema, r.OutputSchema) // Match read them already
+	key := rerankKey(r.Task, fields, top)
+	if order, ok := s.rerankCache.get(key); ok {
+		return indexesOf(top, order), true, ""
+	}
+	select {
+	case s.rerankSlots <- struct{}{}:
+		defer func() { <-s.rerankSlots }()
+	default:
+		s.log.Info("match: every LLM re-rank slot is busy; the deterministic order stands")
+		return nil, false, SkipBusy
+	}
+	if spent := s.rerankBudget.take(r.Client); spent != "" {
+		s.log.Debug("match: the LLM re-rank budget is spent; the deterministic order stands", "budget", spent) // one line per match past it would flood the log
+		return nil, false, spent
+	}
+	order, err := s.rerank(ctx, llm, r, fields, top)
+	if err != nil {
+		s.log.Warn("match: the LLM re-rank failed; the deterministic order stands", "error", agora.RedactError(err))
+		return nil, false, SkipFailed
+	}
+	s.rerankCache.put(key, digestsOf(top, order))
+	return order, false, ""
+}
+
 // rerank asks the model once and returns the indexes of top it named,
 // best first, each once.
-func (s *Service) rerank(ctx context.Context, llm MatchLLM, r MatchRequest, top []Match) ([]int, error) {
+func (s *Service) rerank(ctx context.Context, llm MatchLLM, r MatchRequest, fields []string, top []Match) ([]int, error) {
 	ctx, cancel := context.WithTimeout(ctx, llm.Timeout)
 	defer cancel()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task: %s\n", r.Task)
-	if fields, err := schemaFields(r.InputSchema, r.OutputSchema); err == nil && len(fields) > 0 {
+	if len(fields) > 0 {
 		fmt.Fprintf(&b, "Field names of its input and output: %s\n", strings.Join(fields, ", "))
 	}
 	b.WriteString("\nProtocols:\n")

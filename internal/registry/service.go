@@ -64,7 +64,10 @@ type Service struct {
 	replacing sync.Mutex
 	// rerankSlots bounds the match re-ranks in flight (MatchLLM.Concurrency).
 	rerankSlots chan struct{}
-	blobs       blobState
+	// rerankBudget and rerankCache bound the completions re-ranks make.
+	rerankBudget *rerankBudget
+	rerankCache  *rerankCache
+	blobs        blobState
 	touchState
 }
 
@@ -77,8 +80,10 @@ func New(s store.Store, cfg Config) *Service {
 	}
 	cfg.MatchLLM = cfg.MatchLLM.withDefaults()
 	svc := &Service{store: s, cfg: cfg, cache: newRawCache(cfg.CacheBytes, cfg.CacheTTL), log: log,
-		rerankSlots: make(chan struct{}, cfg.MatchLLM.Concurrency),
-		touchState:  touchState{touched: map[int64]time.Time{}}}
+		rerankSlots:  make(chan struct{}, cfg.MatchLLM.Concurrency),
+		rerankBudget: newRerankBudget(cfg.MatchLLM.PerMinute, cfg.MatchLLM.ClientPerMinute),
+		rerankCache:  newRerankCache(cfg.MatchLLM.CacheEntries),
+		touchState:   touchState{touched: map[int64]time.Time{}}}
 	svc.initBlobs()
 	return svc
 }

@@ -2,11 +2,14 @@ package webhook
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -19,7 +22,8 @@ var ErrBadWebhook = store.ErrInvalid.With("a webhook needs an http(s) URL, a sec
 var Events = []string{translog.EventPublish, translog.EventWithdraw, translog.EventDeprecate, translog.EventReactivate}
 
 // Add checks and registers a webhook; it is sent the changes from now on,
-// or the whole log with fromStart.
+// or the whole log with fromStart. An empty secret gets a new random
+// whsec_ one (the returned webhook's Secret).
 func Add(ctx context.Context, st interface {
 	store.Webhooks
 	LogHead(ctx context.Context) (store.LogHead, error)
@@ -28,7 +32,16 @@ func Add(ctx context.Context, st interface {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("%q is not an http(s) URL without user information", printable(rawURL)))
 	}
-	if len(secret) < 16 {
+	if secret == "" {
+		secret = NewSecret()
+	}
+	if rest, ok := strings.CutPrefix(secret, agora.WebhookSecretPrefix); ok {
+		// A receiver's Standard Webhooks library decodes it: it must decode.
+		if key, err := base64.StdEncoding.DecodeString(rest); err != nil || len(key) < minSecretBytes {
+			return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("a whsec_ secret is standard base64 of at least %d bytes", minSecretBytes))
+		}
+	}
+	if len(secret) < minSecretBytes {
 		return store.Webhook{}, ErrBadWebhook.With("the webhook's secret has fewer than 16 characters")
 	}
 	var clean []string
@@ -53,6 +66,17 @@ func Add(ctx context.Context, st interface {
 		from = head.Size
 	}
 	return st.CreateWebhook(ctx, u.String(), secret, clean, from)
+}
+
+// minSecretBytes is the shortest secret (or whsec_ key) accepted.
+const minSecretBytes = 16
+
+// NewSecret is a new Standard Webhooks secret: whsec_ and 32 random bytes
+// in base64.
+func NewSecret() string {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // never fails (crypto/rand)
+	return agora.WebhookSecretPrefix + base64.StdEncoding.EncodeToString(key)
 }
 
 // printable quotes at most 200 bytes of an operator's argument.

@@ -1,24 +1,29 @@
 // Package webhook delivers the transparency log's records to registered
 // receivers (`registry webhook add`): each record a CloudEvents 1.0 JSON
-// POST (structured mode), signed `X-Agora-Signature: sha256=<HMAC>`, in
-// log order from the webhook's cursor in the database, retried with
-// exponential backoff for up to a day, through the SSRF guard.
+// POST (structured mode), signed as a Standard Webhook (webhook-id,
+// webhook-timestamp, webhook-signature; receivers check it with
+// agora.VerifyWebhook), in log order from the webhook's cursor in the
+// database, retried with exponential backoff for up to a day, through the
+// SSRF guard.
 package webhook
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -194,11 +199,34 @@ type Event struct {
 	Data            translog.Change `json:"data"`
 }
 
-// Sign is the X-Agora-Signature value of body under secret.
-func Sign(secret string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+// MessageID is the webhook-id of the event with CloudEvents id eventID:
+// the same on every retry (receivers drop duplicates by it), and without
+// the dots a URL has, so "id.timestamp.body" splits one way only.
+func MessageID(eventID string) string {
+	sum := sha256.Sum256([]byte(eventID))
+	return "msg_" + hex.EncodeToString(sum[:16])
+}
+
+// sign sets the Standard Webhooks headers of req: its id, the time of this
+// attempt (a retry is signed afresh, so receivers can refuse old
+// timestamps) and the signature of body under secret.
+func sign(req *http.Request, secret, id string, now time.Time, body []byte) {
+	req.Header.Set(agora.WebhookIDHeader, id)
+	req.Header.Set(agora.WebhookTimestampHeader, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(agora.WebhookSignatureHeader, agora.SignWebhook(secret, id, now, body))
+}
+
+// blocked names the registry's own option in the guard's refusal of a
+// private address (its text speaks to agents' configs).
+func blocked(err error) error {
+	var e *agora.Error
+	if !errors.Is(err, agora.ErrFetchBlocked) || !errors.As(err, &e) {
+		return err
+	}
+	if msg, _, agentWords := strings.Cut(e.Message, " (allow-list it"); agentWords {
+		return fmt.Errorf("the webhook's URL is refused: %s (list its host or address in the registry's --outbound-allow / REGISTRY_OUTBOUND_ALLOW to permit)", msg)
+	}
+	return fmt.Errorf("the webhook's URL is refused: %s", e.Message)
 }
 
 func (d *Dispatcher) post(ctx context.Context, w store.Webhook, r store.LogRecord) error {
@@ -206,7 +234,8 @@ func (d *Dispatcher) post(ctx context.Context, w store.Webhook, r store.LogRecor
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(Event{SpecVersion: "1.0", ID: fmt.Sprintf("%s/log/%d", d.source, r.Index), Source: d.source,
+	eventID := fmt.Sprintf("%s/log/%d", d.source, r.Index)
+	body, err := json.Marshal(Event{SpecVersion: "1.0", ID: eventID, Source: d.source,
 		Type: "org.agora-registry." + c.Event, Subject: c.Hex, Time: c.Time, DataContentType: "application/json", Data: c})
 	if err != nil {
 		return err
@@ -217,10 +246,10 @@ func (d *Dispatcher) post(ctx context.Context, w store.Webhook, r store.LogRecor
 	}
 	req.Header.Set("Content-Type", "application/cloudevents+json")
 	req.Header.Set("User-Agent", "agora-registry-webhook/1")
-	req.Header.Set("X-Agora-Signature", Sign(w.Secret, body))
+	sign(req, w.Secret, MessageID(eventID), d.Now(), body)
 	resp, err := d.hc.Do(req)
 	if err != nil {
-		return err
+		return blocked(err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswerBytes))

@@ -1,10 +1,12 @@
 package webhook_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"github.com/agora-registry/registry/internal/store"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,23 +28,24 @@ func ctx(t testing.TB) context.Context {
 
 // receiver records what it is sent; it fails the first `fail` posts.
 type receiver struct {
-	mu     sync.Mutex
-	fail   int
-	bodies [][]byte
-	sigs   []string
-	types  []string
+	mu       sync.Mutex
+	fail     int
+	bodies   [][]byte
+	headers  []http.Header
+	attempts []http.Header // failed ones too
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	rc.attempts = append(rc.attempts, r.Header.Clone())
 	if rc.fail > 0 {
 		rc.fail--
 		http.Error(w, "not now", http.StatusInternalServerError)
 		return
 	}
-	rc.bodies, rc.sigs, rc.types = append(rc.bodies, b), append(rc.sigs, r.Header.Get("X-Agora-Signature")), append(rc.types, r.Header.Get("Content-Type"))
+	rc.bodies, rc.headers = append(rc.bodies, b), append(rc.headers, r.Header.Clone())
 }
 
 func guarded(t *testing.T, allow ...string) *http.Client {
@@ -84,13 +87,18 @@ func TestWebhooksDeliverSignedEventsAndRetry(t *testing.T) {
 			// an attempt and nothing reaches the receiver.
 			now := time.Now()
 			clock := func() time.Time { return now }
-			blocked := webhook.New(srv.Store, guarded(t), srv.URL, nil, webhook.Timing{})
+			var logged bytes.Buffer
+			blocked := webhook.New(srv.Store, guarded(t), srv.URL, slog.New(slog.NewTextHandler(&logged, nil)), webhook.Timing{})
 			blocked.Now = clock
 			if err := blocked.Deliver(ctx(t)); err != nil {
 				t.Fatal(err)
 			}
 			if len(rc.bodies) != 0 || rc.fail != 2 {
 				t.Fatalf("a loopback receiver was reached without the allow-list")
+			}
+			// The refusal names the registry's own option, not an agent's.
+			if l := logged.String(); !strings.Contains(l, "--outbound-allow") || strings.Contains(l, "agent config") {
+				t.Fatalf("the refusal of a loopback webhook says:\n%s", l)
 			}
 			// Each round fails once more, then a new dispatcher (a restart)
 			// delivers everything, in order, once the backoff has passed.
@@ -116,13 +124,25 @@ func TestWebhooksDeliverSignedEventsAndRetry(t *testing.T) {
 				if err := json.Unmarshal(rc.bodies[i], &ev); err != nil {
 					t.Fatal(err)
 				}
-				if rc.sigs[i] != webhook.Sign(secret, rc.bodies[i]) || rc.types[i] != "application/cloudevents+json" {
-					t.Fatalf("event %d: signature %q, content type %q", i, rc.sigs[i], rc.types[i])
+				h := rc.headers[i]
+				if err := agora.VerifyWebhook(secret, h, rc.bodies[i], now, 0); err != nil || h.Get("Content-Type") != "application/cloudevents+json" ||
+					h.Get("webhook-id") != webhook.MessageID(ev.ID) {
+					t.Fatalf("event %d: %v, headers %v", i, err, h)
 				}
 				if ev.SpecVersion != "1.0" || ev.Type != want.typ || ev.Subject != want.hex || ev.Data.Hex != want.hex || ev.Data.Index != int64(i) ||
 					ev.Source != srv.URL || !strings.HasSuffix(ev.ID, "/log/"+string(rune('0'+i))) {
 					t.Fatalf("event %d: %s", i, rc.bodies[i])
 				}
+			}
+			// A retry keeps its id (receivers drop duplicates by it) and is
+			// signed at its own time, so it passes a receiver's five minutes.
+			if len(rc.attempts) != 5 {
+				t.Fatalf("%d attempts", len(rc.attempts))
+			}
+			first := rc.attempts[:3]
+			if first[0].Get("webhook-id") != first[2].Get("webhook-id") || first[1].Get("webhook-id") != first[2].Get("webhook-id") ||
+				first[0].Get("webhook-timestamp") == first[1].Get("webhook-timestamp") || first[1].Get("webhook-timestamp") == first[2].Get("webhook-timestamp") {
+				t.Fatalf("the retries of one record: %v", first)
 			}
 			ws, err := srv.Store.ListWebhooks(ctx(t))
 			if err != nil || len(ws) != 1 || ws[0].ID != w.ID || ws[0].Delivered != 3 || ws[0].Attempts != 0 {
