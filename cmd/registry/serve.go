@@ -162,14 +162,17 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}, opts...)
 	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
 		"loopbackRateLimited", !cfg.LoopbackUnlimited(), "logOrigin", tlog.Origin(), "logKey", tlog.VerifierKey())
+	log.Info("open " + cfg.EffectivePublicURL() + " in a browser")
 	return srv.Run(ctx, ln)
 }
 
+// newLogger logs as format says; "auto" is text on a terminal (a person
+// reads it) and JSON otherwise (a collector does).
 func newLogger(w io.Writer, format, level string) *slog.Logger {
 	var lv slog.Level
 	_ = lv.UnmarshalText([]byte(level))
 	opts := &slog.HandlerOptions{Level: lv}
-	if format == "text" {
+	if format == "text" || format == "auto" && isTerminal(w) {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
@@ -185,3 +188,4 @@ func matchLLM(c config.MatchLLM, getenv func(string) string) registry.MatchLLM {
 	}
 	return m
 }
+

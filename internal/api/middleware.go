@@ -155,7 +155,7 @@ func (s *Server) limitBody(c echo.Context) error {
 		return nil
 	}
 	if req.ContentLength > s.cfg.MaxBodyBytes {
-		return problem.ErrBodyTooLarge.With(fmt.Sprintf("the request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return problem.ErrBodyTooLarge.With(problem.BodyLimit(s.cfg.MaxBodyBytes))
 	}
 	if req.Body != nil {
 		req.Body = http.MaxBytesReader(c.Response(), problem.MarkBody(req.Body), s.cfg.MaxBodyBytes)

@@ -50,7 +50,7 @@ func TestBadValuesAreClearErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"--log-format", "xml"}, nil, "json, text"},
+		{[]string{"--log-format", "xml"}, nil, "auto, json, text"},
 		{nil, map[string]string{"REGISTRY_READ_TIMEOUT": "soon"}, "REGISTRY_READ_TIMEOUT"},
 		{[]string{"--trusted-proxies", "10.0.0.0/33"}, nil, "CIDR"},
 		{[]string{"--max-body-bytes", "-5"}, nil, "outside"},

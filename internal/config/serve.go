@@ -33,7 +33,7 @@ type Serve struct {
 	OpenPublish bool
 	NoExamples  bool
 
-	LogFormat string // json or text
+	LogFormat string // json, text or auto
 	LogLevel  string
 
 	MaxBodyBytes     int
@@ -100,7 +100,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", Value: Text(&c.PublicURL)},
 		{Flag: "open-publish", Env: "REGISTRY_OPEN_PUBLISH", Default: "false", Usage: "allow publishing without a token (private networks only)", Value: Bool(&c.OpenPublish)},
 		{Flag: "no-examples", Env: "REGISTRY_NO_EXAMPLES", Default: "false", Usage: "leave a fresh store (either engine) empty instead of importing the example protocols; a store that ever held a document never gets them again", Value: Bool(&c.NoExamples)},
-		{Flag: "log-format", Env: "REGISTRY_LOG_FORMAT", Default: "json", Usage: "log format: json or text", Value: Choice(&c.LogFormat, "json", "text")},
+		{Flag: "log-format", Env: "REGISTRY_LOG_FORMAT", Default: "auto", Usage: "log format: json, text, or auto (text on a terminal, JSON otherwise)", Value: Choice(&c.LogFormat, "auto", "json", "text")},
 		{Flag: "log-level", Env: "REGISTRY_LOG_LEVEL", Default: "info", Usage: "log level: debug, info, warn or error", Value: Choice(&c.LogLevel, "debug", "info", "warn", "error")},
 		{Flag: "max-body-bytes", Env: "REGISTRY_MAX_BODY_BYTES", Default: "3MiB", Usage: "largest request body accepted (413 above)", Value: Size(&c.MaxBodyBytes, 1<<10, 1<<30)},
 		maxDocumentBytesOption(&c.MaxDocumentBytes),

@@ -45,7 +45,7 @@ func Classify(err error) (status int, code, message string) {
 	case errors.As(err, &hs):
 		return hs.status, hs.code, hs.message
 	case errors.As(err, &mbe):
-		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge.Code, "the request body is larger than " + strconv.FormatInt(mbe.Limit, 10) + " bytes"
+		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge.Code, BodyLimit(mbe.Limit)
 	case apperr.As(err) != nil:
 		ae := apperr.As(err)
 		status = apperr.HTTPStatus(ae.Kind)
@@ -81,4 +81,20 @@ func fromEchoError(he *echo.HTTPError) (int, string, string) {
 		msg = m
 	}
 	return he.Code, "http_" + strconv.Itoa(he.Code), msg
+}
+
+// BodyLimit says a request body is over the registry's limit, in the
+// units an operator set it in.
+func BodyLimit(limit int64) string {
+	size := strconv.FormatInt(limit, 10) + " bytes"
+	for _, u := range []struct {
+		mult   int64
+		suffix string
+	}{{1 << 30, " GiB"}, {1 << 20, " MiB"}, {1 << 10, " KiB"}} {
+		if limit >= u.mult && limit%u.mult == 0 {
+			size = strconv.FormatInt(limit/u.mult, 10) + u.suffix
+			break
+		}
+	}
+	return "the request body is larger than this registry accepts (" + size + ", its --max-body-bytes)"
 }

@@ -25,9 +25,13 @@ func mapErr(err error) error {
 		return err
 	}
 	// Failing to connect at all is an outage whatever the server said
-	// (e.g. SQLSTATE 55000 "not currently accepting connections").
+	// (e.g. SQLSTATE 55000 "not currently accepting connections"), unless
+	// it said the URL is wrong: waiting would not fix that.
 	var connectErr *pgconn.ConnectError
 	if errors.As(err, &connectErr) {
+		if misconfigured := misconfiguration(err); misconfigured != nil {
+			return misconfigured
+		}
 		return unavailable(err)
 	}
 	var pgErr *pgconn.PgError
@@ -77,6 +81,24 @@ func isConnectionError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "closed pool") || strings.Contains(msg, "conn closed") ||
 		strings.Contains(msg, "connection reset") || strings.Contains(msg, "broken pipe")
+}
+
+// misconfiguration names what is wrong with the database URL when the
+// server's refusal says so: no such database, or credentials refused.
+func misconfiguration(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return nil
+	}
+	switch pgErr.Code {
+	case "3D000": // invalid_catalog_name
+		return apperr.Wrap(apperr.Internal, "database_missing", pgErr.Message+
+			": create it (createdb NAME, or CREATE DATABASE) or fix the database name in --database-url / REGISTRY_DATABASE_URL", err)
+	case "28P01", "28000": // invalid_password, invalid_authorization_specification
+		return apperr.Wrap(apperr.Internal, "database_credentials", "PostgreSQL refused the credentials: "+pgErr.Message+
+			"; check the user and password in --database-url / REGISTRY_DATABASE_URL", err)
+	}
+	return nil
 }
 
 func unavailable(cause error) error {

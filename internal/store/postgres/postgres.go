@@ -113,7 +113,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 // classifyOpenError keeps schema errors as they are and turns a database
 // that cannot be reached into ErrUnavailable, so start-up can retry it.
 func classifyOpenError(err error) error {
-	if mapped := mapErr(err); isUnavailable(mapped) {
+	if mapped := mapErr(err); isUnavailable(mapped) || misconfiguration(err) != nil {
 		return mapped
 	}
 	return fmt.Errorf("postgres: %w", err)
