@@ -188,4 +188,3 @@ func matchLLM(c config.MatchLLM, getenv func(string) string) registry.MatchLLM {
 	}
 	return m
 }
-
