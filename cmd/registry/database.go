@@ -53,3 +53,24 @@ func openStore(ctx context.Context, db config.Database) (s store.Store, embedded
 	}
 	return st, true, nil
 }
+
+// openExistingStore opens a store that must exist already, as it is:
+// export reads a registry and must not turn a wrong --database-url or
+// --data-dir into a new, empty one (which it would then export).
+func openExistingStore(ctx context.Context, db config.Database) (store.Store, error) {
+	if strings.TrimSpace(db.DatabaseURL) == "" {
+		path := filepath.Join(db.DataDir, sqliteFile)
+		if _, err := os.Stat(path); err != nil {
+			return nil, store.ErrNotFound.With(fmt.Sprintf("no registry database at %s: give the registry's --data-dir, or --database-url / REGISTRY_DATABASE_URL for PostgreSQL", path))
+		}
+		return sqlite.Open(ctx, path)
+	}
+	engine, dsn, err := database(db)
+	if err != nil {
+		return nil, err
+	}
+	if engine != migrate.Postgres {
+		return nil, fmt.Errorf("unexpected engine %s", engine)
+	}
+	return postgres.Open(ctx, dsn, postgres.WithoutMigrations())
+}

@@ -45,7 +45,7 @@ func exportCommand(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "registry export: standard output is a terminal; redirect it (registry export > backup.tar.gz) or give -o FILE")
 		return errUsage
 	}
-	st, _, err := openStore(ctx, cfg.Database)
+	st, err := openExistingStore(ctx, cfg.Database)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
@@ -89,5 +89,9 @@ func exportToFile(ctx context.Context, st archive.Exporter, path string) (archiv
 }
 
 func reportExport(w io.Writer, sum archive.Summary, to string) {
-	fmt.Fprintf(w, "exported %s (%d withdrawn, %d bytes of documents) to %s\n", plural.Of(sum.Documents, "document"), sum.Withdrawn, sum.Bytes, to)
+	fmt.Fprintf(w, "exported %s and %s (%d withdrawn, %d bytes of documents) to %s\n", plural.Of(sum.Documents, "document"),
+		plural.Of(sum.Publishers, "publisher"), sum.Withdrawn, sum.Bytes, to)
+	if sum.Documents == 0 {
+		fmt.Fprintln(w, "warning: the registry is empty; is --data-dir or --database-url / REGISTRY_DATABASE_URL the one you meant?")
+	}
 }

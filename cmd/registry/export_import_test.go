@@ -245,3 +245,25 @@ func mustHash(t *testing.T, s string) protocol.Digest {
 	}
 	return sums.SHA1
 }
+
+// TestExportReadsOnlyAnExistingRegistry: export never creates or migrates
+// the store it reads (a wrong --data-dir or database URL is refused), and
+// an empty registry's export says so.
+func TestExportReadsOnlyAnExistingRegistry(t *testing.T) {
+	missing := t.TempDir() + "/nowhere"
+	code, _, errOut := runWith(t, nil, "export", "-o", t.TempDir()+"/x.tar.gz", "--data-dir", missing)
+	if code == 0 || !strings.Contains(errOut, "no registry database at") {
+		t.Errorf("export of a missing data dir: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("export created the data directory it was to read")
+	}
+	empty := t.TempDir()
+	if code, _, errOut := runWith(t, nil, "token", "list", "--data-dir", empty); code != 0 { // makes an empty registry
+		t.Fatalf("token list: %d %s", code, errOut)
+	}
+	code, _, errOut = runWith(t, nil, "export", "-o", t.TempDir()+"/x.tar.gz", "--data-dir", empty)
+	if code != 0 || !strings.Contains(errOut, "warning: the registry is empty") {
+		t.Errorf("export of an empty registry: %d %s", code, errOut)
+	}
+}

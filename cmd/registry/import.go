@@ -106,6 +106,9 @@ func printImportReport(stdout, stderr io.Writer, path string, rep archive.Report
 	if rep.LifecycleRestored > 0 {
 		skipped += ", " + plural.Count(rep.LifecycleRestored, "status", "statuses") + " restored"
 	}
+	if rep.PublishersCreated > 0 {
+		skipped += ", " + plural.Count(rep.PublishersCreated, "publisher account", "publisher accounts") + " created"
+	}
 	fmt.Fprintf(stdout, "%s: %d new, %d existing, %d withdrawn%s, %d failed (%s%s)\n",
 		path, rep.New, rep.Existing, rep.Withdrawn, skipped, rep.Failed, took.Round(time.Millisecond), rate)
 }

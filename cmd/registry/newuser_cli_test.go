@@ -40,7 +40,7 @@ func TestCountsAgreeWithTheirNouns(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, stderr)
 	}
 	_, stderr, err := runCLI(t, nil, nil, "export", "--data-dir", data, "-o", filepath.Join(t.TempDir(), "x.tar.gz"))
-	if err != nil || !strings.Contains(stderr, "exported 1 document (") {
+	if err != nil || !strings.Contains(stderr, "exported 1 document and ") {
 		t.Errorf("export of one document: %v, stderr %q", err, stderr)
 	}
 	_, stderr, err = runCLI(t, []string{"REGISTRY_TOKEN=x"}, nil, "publish", "--server", "http://127.0.0.1:1", filepath.Join(dir, "one.md"))

@@ -19,6 +19,9 @@ import (
 type Target interface {
 	store.Documents
 	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error)
+	// CreatePublisher makes an account the archive's documents name
+	// (Limits.KeepPublishers); store.ErrPublisherTaken when it exists.
+	CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error)
 }
 
 // Limits bound an import. Zero values mean the defaults below.

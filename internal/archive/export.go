@@ -19,6 +19,7 @@ import (
 type Exporter interface {
 	Each(ctx context.Context, fn func(store.Entry) error) error
 	History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error)
+	ListPublishers(ctx context.Context) ([]store.Publisher, error)
 	Engine() string
 }
 
@@ -37,6 +38,18 @@ func Export(ctx context.Context, s Exporter, w io.Writer) (Summary, error) {
 	if err := writeJSON(tw, manifestName, now, Manifest{Format: Format, Version: Version, Engine: s.Engine(), CreatedAt: now}); err != nil {
 		return sum, err
 	}
+	accounts, err := s.ListPublishers(ctx)
+	if err != nil {
+		return sum, err
+	}
+	pubs := make([]PublisherRecord, 0, len(accounts))
+	for _, p := range accounts {
+		pubs = append(pubs, PublisherRecord{Name: p.Name, DisplayName: p.DisplayName})
+	}
+	if err := writeJSON(tw, publishersName, now, pubs); err != nil {
+		return sum, err
+	}
+	sum.Publishers = len(pubs)
 	err = s.Each(ctx, func(e store.Entry) error {
 		if e.Content == nil {
 			return fmt.Errorf("export: the store yielded %s without its content", e.Digest.Hex())

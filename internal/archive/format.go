@@ -6,6 +6,7 @@
 // Layout, in this order:
 //
 //	manifest.json          format name and version, engine, creation time
+//	publishers.json        the publisher accounts (name, display name)
 //	documents/<hex>.json   one document's record (origin, times, extra tags, tombstone)
 //	documents/<hex>.md     the document's exact bytes; <hex> is their SHA-1
 //	...                    (each .json immediately precedes its .md)
@@ -35,11 +36,12 @@ const (
 
 // Entry names.
 const (
-	manifestName = "manifest.json"
-	summaryName  = "summary.json"
-	documentDir  = "documents/"
-	contentExt   = ".md"
-	recordExt    = ".json"
+	manifestName   = "manifest.json"
+	publishersName = "publishers.json"
+	summaryName    = "summary.json"
+	documentDir    = "documents/"
+	contentExt     = ".md"
+	recordExt      = ".json"
 )
 
 // Manifest is the first entry of an archive.
@@ -50,11 +52,20 @@ type Manifest struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// PublisherRecord is one publisher account in publishers.json. A verified
+// domain is not carried: it is proved again on the registry that serves
+// it (registry publisher verify).
+type PublisherRecord struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"displayName,omitempty"`
+}
+
 // Summary is the last entry of an archive.
 type Summary struct {
-	Documents int   `json:"documents"` // all documents, withdrawn ones included
-	Withdrawn int   `json:"withdrawn"`
-	Bytes     int64 `json:"bytes"` // document bytes, before compression
+	Documents  int   `json:"documents"`  // all documents, withdrawn ones included
+	Publishers int   `json:"publishers"` // accounts in publishers.json
+	Withdrawn  int   `json:"withdrawn"`
+	Bytes      int64 `json:"bytes"` // document bytes, before compression
 }
 
 // Record is what an archive keeps about one document beside its bytes:
@@ -124,6 +135,7 @@ const (
 	kindContent
 	kindRecord
 	kindDirectory
+	kindPublishers
 )
 
 // classify reads an entry name. Only the exact names of the layout are
@@ -136,6 +148,8 @@ func classify(name string) (entryKind, protocol.Digest) {
 	switch name {
 	case manifestName:
 		return kindManifest, protocol.Digest{}
+	case publishersName:
+		return kindPublishers, protocol.Digest{}
 	case summaryName:
 		return kindSummary, protocol.Digest{}
 	case documentDir, strings.TrimSuffix(documentDir, "/"):

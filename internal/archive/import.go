@@ -15,6 +15,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // ImportArchive loads an archive (gzip-compressed tar, or a plain tar) into
@@ -46,6 +47,7 @@ func ImportArchive(ctx context.Context, docs Target, r io.Reader, lim Limits) (R
 		return rep, readErr
 	}
 	ar.finish(&rep)
+	rep.PublishersCreated = ar.publishers
 	return rep, nil
 }
 
@@ -102,6 +104,11 @@ type archiveReader struct {
 	manifest    *Manifest
 	summary     *Summary
 	summaryName string
+	// accounts are the publishers this import made sure exist
+	// (KeepPublishers), by name, with the display names publishers.json gave.
+	accounts   map[string]bool
+	displayOf  map[string]string
+	publishers int // accounts created
 }
 
 func (ar *archiveReader) readAll() error {
@@ -160,6 +167,21 @@ func (ar *archiveReader) entry(hdr *tar.Header) error {
 	switch kind {
 	case kindManifest:
 		return ar.readManifest(name, hdr)
+	case kindPublishers:
+		var pubs []PublisherRecord
+		if !ar.readJSON(name, hdr, &pubs) || !ar.lim.KeepPublishers {
+			return nil
+		}
+		for _, p := range pubs {
+			if ar.displayOf == nil {
+				ar.displayOf = map[string]string{}
+			}
+			ar.displayOf[p.Name] = p.DisplayName
+			if err := ar.ensurePublisher(p.Name); err != nil {
+				return err
+			}
+		}
+		return nil
 	case kindSummary:
 		var s Summary
 		if ar.readJSON(name, hdr, &s) {
@@ -174,6 +196,11 @@ func (ar *archiveReader) entry(hdr *tar.Header) error {
 		if err := checkRecord(&rec, d); err != nil {
 			ar.fail(name, err)
 			return nil
+		}
+		if ar.lim.KeepPublishers && rec.Publisher != "" {
+			if err := ar.ensurePublisher(rec.Publisher); err != nil {
+				return err
+			}
 		}
 		if len(ar.pending) >= maxPendingRecords {
 			ar.fail(name, ErrInvalidRecord.With("too many records without their document; each documents/<hex>.json must come just before its .md"))
@@ -199,6 +226,42 @@ func (ar *archiveReader) entry(hdr *tar.Header) error {
 		return ar.streamError(err)
 	}
 	return ar.p.addContent(name, content, &d, rec)
+}
+
+// maxImportedPublishers bounds the accounts one import may make.
+const maxImportedPublishers = 10000
+
+// ensurePublisher makes the account a kept publisher name needs, so the
+// imported documents' publisher can be given tokens (registry token
+// create --publisher). A name the store refuses is left to the documents'
+// own checks; a store failure stops the import.
+func (ar *archiveReader) ensurePublisher(name string) error {
+	if ar.accounts[name] {
+		return nil
+	}
+	if len(ar.accounts) >= maxImportedPublishers {
+		return ErrArchiveTooLarge.With(fmt.Sprintf("the archive names more than %d publishers; import stopped", maxImportedPublishers))
+	}
+	if ar.accounts == nil {
+		ar.accounts = map[string]bool{}
+	}
+	ar.accounts[name] = true
+	p := store.Publisher{Name: name, DisplayName: ar.displayOf[name]}
+	if store.CheckNewPublisher(p) != nil {
+		p.DisplayName = ""
+		if store.CheckNewPublisher(p) != nil {
+			return nil
+		}
+	}
+	_, err := ar.p.docs.CreatePublisher(ar.p.ctx, p)
+	switch {
+	case err == nil:
+		ar.publishers++
+	case errors.Is(err, store.ErrPublisherTaken):
+	default:
+		return err
+	}
+	return nil
 }
 
 func (ar *archiveReader) readManifest(name string, hdr *tar.Header) error {

@@ -31,6 +31,9 @@ type Report struct {
 	LifecycleRestored int
 	LifecycleKept     int
 	LifecycleSkipped  int
+	// PublishersCreated counts the accounts made for kept publisher names
+	// (Limits.KeepPublishers).
+	PublishersCreated int
 	// Errors describe failed entries (at most MaxReportedErrors).
 	Errors []EntryError
 	// Warnings are doubts about the archive as a whole that did not stop the

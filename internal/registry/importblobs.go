@@ -25,10 +25,11 @@ type BlobFilling struct {
 }
 
 // ImportTarget is what an import writes to: documents and, restored from
-// an archive, their lifecycles.
+// an archive, their lifecycles and publisher accounts.
 type ImportTarget interface {
 	store.Documents
 	store.Lifecycles
+	CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error)
 }
 
 // FillingBlobs wraps docs so that imports write blob files into files.
