@@ -16,5 +16,5 @@ func mcpCmd(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(env, flagSet(env, "mcp"), cfg.Options(), args); err != nil {
 		return err
 	}
-	return mcpserver.ServeStdio(ctx, cfg.Registry)
+	return mcpserver.ServeStdio(ctx, cfg.Registry, env.stderr)
 }

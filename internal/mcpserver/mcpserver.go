@@ -8,7 +8,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -167,13 +169,46 @@ func Handler(base string, next http.Handler, maxBody int64) (http.Handler, error
 
 // ServeStdio serves the tools on stdin/stdout against the registry at base
 // until ctx ends or the client closes stdin.
-func ServeStdio(ctx context.Context, base string) error {
+// Whether the registry answers is checked once at start and said on
+// stderr (the MCP client's log), since a client may start it first.
+func ServeStdio(ctx context.Context, base string, stderr io.Writer) error {
 	c, err := client.New(base, client.NewHTTP(stdioTimeout, 3))
 	if err != nil {
 		return err
 	}
 	c.UserAgent = "agora-registry-mcp/1"
-	return New(c).Run(ctx, &mcp.StdioTransport{})
+	api := namedAPI{c, c.Origin()}
+	probe, cancel := context.WithTimeout(ctx, probeTimeout)
+	_, err = api.JSON(probe, http.MethodGet, "/api/v1/stats", nil)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(stderr, "registry mcp: %v; the tools answer errors until it does\n", err)
+	} else {
+		fmt.Fprintf(stderr, "registry mcp: serving the tools of the registry at %s on stdio\n", api.origin)
+	}
+	return New(api).Run(ctx, &mcp.StdioTransport{})
+}
+
+// probeTimeout bounds the start-up check of the registry.
+const probeTimeout = 5 * time.Second
+
+// namedAPI names the registry in the errors that are about reaching it,
+// so a tool's error says which URL to fix or start.
+type namedAPI struct {
+	API
+	origin string
+}
+
+func (n namedAPI) JSON(ctx context.Context, method, path string, body []byte) (json.RawMessage, error) {
+	raw, err := n.API.JSON(ctx, method, path, body)
+	if err != nil && errors.Is(err, client.ErrUnreachable) {
+		detail := err.Error()
+		if e := apperr.As(err); e != nil {
+			detail = e.Message
+		}
+		return nil, client.ErrUnreachable.With(fmt.Sprintf("the registry at %s could not be reached (%s): start it, or give its URL with --registry", n.origin, detail))
+	}
+	return raw, err
 }
 
 // stdioTimeout bounds one API request of the stdio server.
