@@ -88,6 +88,13 @@ func TestProtocolPageMetaAndSnippets(t *testing.T) {
 			t.Errorf("the Python snippet is not Python: %v\n%s\n%s", err, out, py)
 		}
 	}
+	goSrc := codeOf(t, body, "use-go")
+	for _, want := range []string{`hash := "` + hex + `"`, `ProtocolSources: []string{"` + raw + `"}`, "Multiround:      true"} {
+		if !strings.Contains(goSrc, want) {
+			t.Errorf("Go snippet lacks %s:\n%s", want, goSrc)
+		}
+	}
+	buildGoSnippet(t, goSrc)
 	// The agent.yaml entry is one the agent loads.
 	cfgPath := filepath.Join(t.TempDir(), "agent.yaml")
 	if err := os.WriteFile(cfgPath, []byte("registries: ["+srv.URL+"]\n"+codeOf(t, body, "use-agent")+"\n"), 0o600); err != nil {
@@ -137,5 +144,37 @@ func TestWithdrawnPageNamesReasonAndReplacement(t *testing.T) {
 	_, body = c.get("/protocols/"+newer.Entry.Digest.Hex(), htmlAccept)
 	if !strings.Contains(body, "No reason was given.") || !strings.Contains(body, "search for it") {
 		t.Errorf("the withdrawn page without reason or replacement:\n%s", body)
+	}
+}
+
+// buildGoSnippet builds a "Use it" Go snippet as a module of its own
+// against this checkout's agora module, as a reader pasting it would.
+func buildGoSnippet(t *testing.T, src string) {
+	t.Helper()
+	if testing.Short() {
+		return
+	}
+	agoraDir, err := filepath.Abs("../../../agora")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, _ := os.ReadFile(filepath.Join(agoraDir, "go.sum"))
+	files := map[string]string{
+		"main.go": src,
+		"go.sum":  string(sum),
+		"go.mod": "module example.com/use\n\ngo 1.26\n\nrequire github.com/agora-registry/registry/agora v0.1.0\n\n" +
+			"replace github.com/agora-registry/registry/agora => " + agoraDir + "\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "build", "-o", os.DevNull, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the Go snippet does not build: %v\n%s\n%s", err, out, src)
 	}
 }

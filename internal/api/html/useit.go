@@ -3,6 +3,7 @@ package html
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -53,6 +54,30 @@ print(conversation("…your request, in the format this protocol describes…"))
 	if e.Metadata.Multiround {
 		python += "\nconversation.close()"
 	}
+	goSnippet := fmt.Sprintf(`// go get github.com/agora-registry/registry/agora
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/agora-registry/registry/agora"
+)
+
+func main() {
+	hash := %s
+	reply, err := agora.Send(context.Background(), http.DefaultClient, "http://localhost:5000", agora.Outgoing{
+		ProtocolHash:    &hash,
+		ProtocolSources: []string{%s},
+		Body:            "…your request, in the format this protocol describes…",
+		Multiround:      %t,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(reply.Status, reply.Body)
+}`, strconv.Quote(hex), goList(sources), e.Metadata.Multiround)
 	return []snippet{
 		{
 			ID: "use-agent", Name: "agent.yaml entry", Label: "agent.yaml (reference agent)",
@@ -68,6 +93,11 @@ print(conversation("…your request, in the format this protocol describes…"))
 			ID: "use-curl", Name: "curl command", Label: "curl",
 			Note: "Hex: the raw URL is spec v0.2's, and sha1sum prints hex, so the two lines can be compared by eye.",
 			Text: fmt.Sprintf("curl -fsS %s -o %s.md && sha1sum %s.md", shellQuoted(raw), hex, hex),
+		},
+		{
+			ID: "use-go", Name: "Go snippet", Label: "Go (the agora module)",
+			Note: "Hex: the module reads either spelling; Send posts one transaction to the receiving agent, which fetches and checks the document from these sources.",
+			Text: goSnippet,
 		},
 		{
 			ID: "use-python", Name: "Python SDK snippet", Label: "Python SDK (agora-protocol)",
@@ -91,4 +121,13 @@ func shellQuoted(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// goList is sources as the elements of a Go string slice literal.
+func goList(sources []string) string {
+	quoted := make([]string, len(sources))
+	for i, s := range sources {
+		quoted[i] = strconv.Quote(s)
+	}
+	return strings.Join(quoted, ", ")
 }
