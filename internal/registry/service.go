@@ -271,6 +271,9 @@ func (s *Service) Sources(d protocol.Digest) []string {
 	return []string{s.cfg.PublicURL + "/protocol/" + d.Hex()}
 }
 
+// PublicURL is the registry's base URL as clients reach it.
+func (s *Service) PublicURL() string { return s.cfg.PublicURL }
+
 // PageURL is the absolute URL of a document's HTML page.
 func (s *Service) PageURL(d protocol.Digest) string {
 	return s.cfg.PublicURL + "/protocols/" + d.Hex()

@@ -98,3 +98,28 @@ func TestBrowserDeprecationBannerAndVersionList(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserLogPage: the log page shows the checkpoint's size and the
+// latest change, linked to its protocol page, in a real browser.
+func TestBrowserLogPage(t *testing.T) {
+	ctx, _ := newBrowser(t)
+	srv := startServer(t, serverOptions{examples: true, log: true})
+	if err := srv.log.Integrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/log")), "opening /log")
+	size := run(t, ctx, "log size", chromedp.Evaluate[string](`document.querySelector("#log-size").textContent`))
+	if size != "4" {
+		t.Errorf("log size shown = %q, want the 4 examples", size)
+	}
+	first := run(t, ctx, "latest change", chromedp.Evaluate[string](`document.querySelector("ol.log-recent li a").getAttribute("href")`))
+	if !strings.HasPrefix(first, "/protocols/") {
+		t.Fatalf("latest change links to %q", first)
+	}
+	screenshot(t, ctx, "log.png")
+	_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("ol.log-recent li a")))
+	must(t, err, "following the latest change")
+	if loc := run(t, ctx, "location", chromedp.Location()); loc != srv.URL+first {
+		t.Errorf("the change led to %s, want %s", loc, srv.URL+first)
+	}
+}

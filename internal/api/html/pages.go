@@ -120,5 +120,7 @@ func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
 	e.GET("/agents", p.agents, browse...)
 	e.GET("/agents/:id", p.agent, securityHeaders)
 	e.GET("/api", p.apiReference, securityHeaders)
+	e.GET("/log", p.logPage, securityHeaders)
+	e.GET("/feed.atom", p.feed, browse...)
 	e.GET("/static/*", p.static)
 }

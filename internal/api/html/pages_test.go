@@ -88,7 +88,7 @@ func TestEveryPageSendsSecurityHeaders(t *testing.T) {
 	srv := startServer(t, serverOptions{openPublish: true, examples: true})
 	c := newClient(t, srv.URL)
 	for _, path := range []string{"/", "/protocols", "/protocols?q=weather", "/tags", "/publish",
-		"/protocols/" + strings.Repeat("ab", 20), "/protocols/not-a-hash", "/no/such/page", "/api"} {
+		"/protocols/" + strings.Repeat("ab", 20), "/protocols/not-a-hash", "/no/such/page", "/api", "/log"} {
 		resp, body := c.get(path, htmlAccept)
 		h := resp.Header
 		if !strings.HasPrefix(h.Get("Content-Type"), "text/html") {

@@ -17,6 +17,7 @@ import (
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // testServer is the real registry server (API + pages over the embedded
@@ -25,6 +26,7 @@ type testServer struct {
 	URL string
 	svc *registry.Service
 	dir *directory.Directory // the agent directory (loopback agents allowed)
+	log *translog.Log        // with serverOptions.log
 }
 
 type serverOptions struct {
@@ -32,6 +34,7 @@ type serverOptions struct {
 	examples    bool
 	documents   *render.Documents // nil: the default renderer
 	publicURL   string            // "": the server's own address
+	log         bool              // keep a transparency log (integrate with srv.log.Integrate)
 }
 
 func startServer(t testing.TB, o serverOptions) *testServer {
@@ -52,7 +55,19 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	if o.publicURL != "" {
 		public = o.publicURL
 	}
-	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log})
+	var tl *translog.Log
+	if o.log {
+		skey, err := translog.GenerateKey("registry.test/log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := translog.ParseKey(skey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl = translog.New(st, key, log)
+	}
+	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log, Log: tl})
 	if o.examples {
 		if _, err := svc.SeedExamples(ctx, examples.Protocols, "protocols"); err != nil {
 			t.Fatal(err)
@@ -71,5 +86,5 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc, dir: dir}
+	return &testServer{URL: base, svc: svc, dir: dir, log: tl}
 }

@@ -15,7 +15,7 @@ import (
 
 // pageNames are the page templates; each is parsed together with
 // layout.html, which defines the frame every page shares.
-var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "prefix", "withdrawn", "publisher", "agents", "agent", "apiref"}
+var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "prefix", "withdrawn", "publisher", "agents", "agent", "apiref", "log"}
 
 // partials are templates any page may use (partial_*.html): pieces of a
 // page kept in their own files.

@@ -41,6 +41,8 @@ var htmlRoutes = map[string]bool{
 	"GET /agents":           true,
 	"GET /agents/:id":       true,
 	"GET /api":              true,
+	"GET /log":              true,
+	"GET /feed.atom":        true,
 }
 
 // sharedStatuses may be answered by (nearly) every operation for reasons
