@@ -94,13 +94,11 @@ func ReadLikeSDK(doc []byte) SDKReading {
 		r.Problem = "the YAML block between the first two '---' is " + a(kind) + ", not 'key: value' lines"
 		return r
 	}
-	r.Name = sdkValue(root, "name", SDKDefaultName)
-	r.Description = sdkValue(root, "description", SDKDefaultDescription)
-	r.MultiroundValue = sdkValue(root, "multiround", "false")
+	r.Name, _ = sdkValue(root, "name", SDKDefaultName)
+	r.Description, _ = sdkValue(root, "description", SDKDefaultDescription)
+	r.MultiroundValue, r.Multiround = sdkValue(root, "multiround", "false")
 	if r.MultiroundValue.Default {
 		r.MultiroundValue.Kind = "boolean"
-	} else {
-		_, _, r.Multiround, _ = yaml11Value(sdkLookup(root, "multiround", map[*yaml.Node]bool{}))
 	}
 	return r
 }
@@ -159,11 +157,18 @@ func sdkBuild(n *yaml.Node, depth int) (*yaml.Node, string) {
 	}
 	for i, child := range n.Content {
 		if n.Kind == yaml.MappingNode && i%2 == 0 {
-			// A merge key ("<<") and "=" as a key are read as keys, not built.
-			if problem := sdkKeyProblem(child, n.Content[i+1]); problem != "" {
-				return child, problem
-			}
-			if tag := yaml11Tag(child); tag == "!!merge" || tag == "!!value" {
+			// A merge key ("<<") and "=" are read as keys, not built.
+			switch tag := yaml11Tag(child); {
+			case resolveAlias(child).Kind != yaml.ScalarNode:
+				return child, "a list or mapping is used as a key, which Python cannot do"
+			case tag == "!!merge":
+				for _, m := range sdkMergeSources(n.Content[i+1]) {
+					if m.Kind != yaml.MappingNode {
+						return child, "a merge key (<<) needs a mapping or a list of mappings"
+					}
+				}
+				continue
+			case tag == "!!value":
 				continue
 			}
 		}
@@ -174,31 +179,15 @@ func sdkBuild(n *yaml.Node, depth int) (*yaml.Node, string) {
 	return nil, ""
 }
 
-// sdkKeyProblem says why a mapping key cannot be used: Python's dict keys
-// must be hashable, and a merge key needs mappings to merge.
-func sdkKeyProblem(key, value *yaml.Node) string {
-	switch kind, _, _, _ := yaml11Value(key); {
-	case kind == "list" || kind == "mapping" || kind == "set":
-		return "a " + kind + " is used as a key, which Python cannot do"
-	case yaml11Tag(key) != "!!merge":
-		return ""
-	}
-	for _, m := range sdkMergeSources(value) {
-		if m.Kind != yaml.MappingNode {
-			return "a merge key (<<) needs a mapping or a list of mappings"
-		}
-	}
-	return ""
-}
-
-// sdkValue is metadata.get(key, fallback).
-func sdkValue(root *yaml.Node, key, fallback string) SDKValue {
+// sdkValue is metadata.get(key, fallback), and whether Python counts it
+// as true.
+func sdkValue(root *yaml.Node, key, fallback string) (SDKValue, bool) {
 	n := sdkLookup(root, key, map[*yaml.Node]bool{})
 	if n == nil {
-		return SDKValue{Kind: "text", Text: fallback, Default: true}
+		return SDKValue{Kind: "text", Text: fallback, Default: true}, false
 	}
-	kind, text, _, _ := yaml11Value(n)
-	return SDKValue{Kind: kind, Text: text}
+	kind, text, truthy, _ := yaml11Value(n)
+	return SDKValue{Kind: kind, Text: text}, truthy
 }
 
 // sdkLookup finds key in the dict a mapping node builds, merges included:

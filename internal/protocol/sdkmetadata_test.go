@@ -245,7 +245,6 @@ func TestReadLikeSDKMatchesPyYAML(t *testing.T) {
 		// safe_load checks !!binary is Base64 and !!omap's items are pairs.
 		"binary not base64": "name=text:n one round",
 		"omap of a scalar":  "name=text:n one round",
-		// Python's int(s, 2) and int(s, 16) are read without their prefixes.
 	}
 	names := map[string]bool{}
 	for _, c := range cases {
