@@ -38,15 +38,17 @@ var yaml11Resolvers = []struct {
 func yaml11Tag(n *yaml.Node) string {
 	n = resolveAlias(n)
 	switch {
-	case n.Style&yaml.TaggedStyle != 0 && n.Tag != "!":
+	case n.Style&yaml.TaggedStyle != 0: // yaml.v3 leaves the non-specific "!" untagged, as PyYAML does
 		return n.Tag
 	case n.Kind == yaml.MappingNode:
 		return "!!map"
 	case n.Kind == yaml.SequenceNode:
 		return "!!seq"
-	case n.Kind != yaml.ScalarNode || n.Style&yaml.TaggedStyle != 0 ||
-		n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		return "!!str"
+	}
+	if n.Value != "" && !strings.ContainsRune("yYnNtTfFoO~-+.0123456789<=", rune(n.Value[0])) {
+		return "!!str" // no resolver matches: skip their regular expressions
 	}
 	for _, r := range yaml11Resolvers {
 		if r.re.MatchString(n.Value) {
