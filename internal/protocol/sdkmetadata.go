@@ -115,10 +115,8 @@ func sdkParse(block []byte, line int) (*yaml.Node, string) {
 	} else if err != nil {
 		return nil, yamlV3Problem(err, line)
 	}
-	if err := dec.Decode(&next); err == nil {
-		return nil, "a '...' line ends the YAML and more follows: the SDK reads one YAML document only"
-	} else if !errors.Is(err, io.EOF) {
-		return nil, yamlV3Problem(err, line)
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlV3Problem(err, line) // text after a "..." line (only "---" starts a document)
 	}
 	root := doc.Content[0]
 	if n, problem := sdkBuild(root, 1); problem != "" {
