@@ -43,6 +43,8 @@ func TestParseMetadataSaysWhatTheSDKDoes(t *testing.T) {
 			[]string{LintInvalidFrontMatter}, "line 3: the tag !text is one the SDK's YAML loader (yaml.safe_load) does not know"},
 		{"text after ...", "---\nname: n\ndescription: d\n...\nmore\n---\n", false, false,
 			[]string{LintInvalidFrontMatter}, "line 4: did not find expected <document start>"},
+		{"a tab after name:", "---\ndescription: d\nname:\tTabbed\n---\n", false, false,
+			[]string{LintInvalidFrontMatter}, "line 3: a tab, which the SDK's YAML reader allows only in quotes, block scalars and comments: use spaces"},
 		{"no name", "---\ndescription: d\n---\n# Heading\n", true, false,
 			[]string{LintSDKName}, `the SDK will call this document "Unnamed protocol"`},
 		{"an int name", "---\nname: 12\ndescription: d\n---\n", true, false,

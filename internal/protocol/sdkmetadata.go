@@ -67,8 +67,8 @@ const sdkMaxDepth = 480
 // text at those offsets, in code points; it yaml.safe_loads the stripped
 // slice, needs a mapping, and reads name, description and multiround.
 // The YAML is parsed by yaml.v3 and its values read with YAML 1.1's rules
-// (yaml11.go); PyYAML refuses a few texts yaml.v3 reads (tabs outside
-// quotes, for one: TestReadLikeSDKMatchesPyYAML lists them).
+// (yaml11.go); PyYAML refuses a few texts yaml.v3 reads (some tabs, an
+// anchor defined twice: TestReadLikeSDKMatchesPyYAML lists them).
 func ReadLikeSDK(doc []byte) SDKReading {
 	var r SDKReading
 	block, line, offset, found := sdkBlock(doc)
@@ -117,6 +117,12 @@ func sdkParse(block []byte, line int) (*yaml.Node, string) {
 	}
 	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlV3Problem(err, line) // text after a "..." line (only "---" starts a document)
+	}
+	// PyYAML allows tabs only in quotes, block scalars and comments, so
+	// in a block without any, every tab is refused.
+	if i := bytes.IndexByte(block, '\t'); i >= 0 && !bytes.ContainsAny(block, `'"#|>`) {
+		return nil, fmt.Sprintf("line %d: a tab, which the SDK's YAML reader allows only in quotes, block scalars and comments: use spaces",
+			line+bytes.Count(block[:i], []byte("\n")))
 	}
 	root := doc.Content[0]
 	if n, problem := sdkBuild(root, 1); problem != "" {

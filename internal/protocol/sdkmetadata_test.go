@@ -224,6 +224,9 @@ func TestReadLikeSDKMatchesPyYAML(t *testing.T) {
 		{"marker with trailing blank", "--- \nname: A\n---\n", "name=text:A one round"},
 		{"CRLF", "---\r\nname: Windows\r\nmultiround: yes\r\n---\r\n\r\nBody\r\n", "name=text:Windows multiround=boolean:true sends multiround"},
 		{"tab after colon", "---\nname:\tTabbed\n---\n", "cannot read"},
+		{"tab in a plain value", "---\nname: a\tb\n---\n", "cannot read"},
+		{"tab after colon before quotes", "---\nname:\t'Tabbed'\n---\n", "cannot read"},
+		{"tab in a flow list", "---\nname: n\ntags: [a,\tb]\n---\n", "cannot read"},
 		{"tab in a comment", "---\n# c\tc\nname: x\n---\n", "name=text:x one round"},
 		{"tab before a comment", "---\nname: a\t# c\n---\n", "cannot read"},
 		{"tab in a block scalar", "---\nname: |\n  a\tb\n---\n", "name=text:a\tb one round"},
@@ -250,9 +253,10 @@ func TestReadLikeSDKMatchesPyYAML(t *testing.T) {
 	// PyYAML refuses and yaml.v3 reads, which only a second YAML scanner
 	// would tell apart.
 	differences := map[string]string{
-		// PyYAML allows tabs only in quotes, block scalars and comments.
-		"tab after colon":      "name=text:Tabbed one round",
-		"tab before a comment": "name=text:a one round",
+		// PyYAML allows tabs only in quotes, block scalars and comments; a
+		// tab is flagged only in a block that has none of them.
+		"tab after colon before quotes": "name=text:Tabbed one round",
+		"tab before a comment":          "name=text:a one round",
 		// PyYAML refuses an anchor defined twice; YAML 1.2 allows it.
 		"duplicate anchor": "name=text:n one round",
 		// safe_load checks !!binary is Base64 and !!omap's items are pairs.
