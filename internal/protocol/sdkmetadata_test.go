@@ -247,6 +247,14 @@ func TestReadLikeSDKMatchesPyYAML(t *testing.T) {
 		{"indented first line", "---\n  name: n\ndescription: d\n---\n", "name=text:n description=text:d one round"},
 
 		{"deep nesting", "---\nname: n\nx: " + strings.Repeat("[", 500) + strings.Repeat("]", 500) + "\n---\n", "cannot read"},
+		{"4300 digits", mr(strings.Repeat("1", 4300)), "name=text:n multiround=number:? sends multiround"},
+		{"4301 digits, Python's limit", mr(strings.Repeat("1", 4301)), "cannot read"},
+		{"4301 digits, negative", mr("-" + strings.Repeat("1", 4301)), "cannot read"},
+		{"4400 characters, 2200 digits", mr(strings.Repeat("1_", 2200)), "name=text:n multiround=number:? sends multiround"},
+		{"5001 octal digits", mr("0" + strings.Repeat("7", 5000)), "name=text:n multiround=number:? sends multiround"},
+		{"5002 hexadecimal digits", mr("0x" + strings.Repeat("f", 5000)), "name=text:n multiround=number:? sends multiround"},
+		{"5001 sexagesimal parts", mr("1" + strings.Repeat(":59", 5000)), "name=text:n multiround=number:? sends multiround"},
+		{"4303 characters of float", mr(strings.Repeat("1", 4301) + ".5"), "name=text:n multiround=number:? sends multiround"},
 		{"block nesting within yaml.v3's limit", "---\nname: n\nx:\n" + strings.Repeat("- ", 5000) + "x\n---\n", "cannot read"},
 	}
 	// Where the prediction and the SDK part, and what we say instead: texts
@@ -318,6 +326,20 @@ func sdkSummary(r SDKReading, want string) string {
 		return strings.Join(append(parts, "sends multiround"), " ")
 	}
 	return strings.Join(append(parts, "one round"), " ")
+}
+
+// A long number is shown as written: converting it to decimal would cost
+// the square of its length (and a lint shows 80 characters of it).
+func TestReadLikeSDKShowsLongNumbersAsWritten(t *testing.T) {
+	for _, v := range []string{"0" + strings.Repeat("7", 5000), "1" + strings.Repeat(":59", 5000), strings.Repeat("9", 4300)} {
+		r := ReadLikeSDK([]byte("---\nname: n\nmultiround: " + v + "\n---\n"))
+		if r.MultiroundValue.Kind != "number" || r.MultiroundValue.Text != v {
+			t.Errorf("%.20s...: read as %s %.20q", v, r.MultiroundValue.Kind, r.MultiroundValue.Text)
+		}
+	}
+	if r := ReadLikeSDK([]byte("---\nname: n\nmultiround: 0x_1_0\n---\n")); r.MultiroundValue.Text != "16" {
+		t.Errorf("0x_1_0 read as %q, want 16", r.MultiroundValue.Text)
+	}
 }
 
 func TestReadLikeSDKLeavesLargeBlocksUnchecked(t *testing.T) {

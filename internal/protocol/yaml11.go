@@ -116,11 +116,7 @@ func yaml11Scalar(tag, value string) (text string, truthy, ok bool) {
 		b, ok := map[string]bool{"yes": true, "no": false, "true": true, "false": false, "on": true, "off": false}[strings.ToLower(value)]
 		return strconv.FormatBool(b), b, ok
 	case "!!int":
-		n, ok := yaml11Int(value)
-		if !ok {
-			return "", false, false
-		}
-		return n.String(), n.Sign() != 0, true
+		return yaml11Int(value)
 	case "!!float":
 		truthy, ok := yaml11FloatTruth(value)
 		return value, truthy, ok
@@ -133,41 +129,54 @@ func yaml11Scalar(tag, value string) (text string, truthy, ok bool) {
 }
 
 // yaml11Int follows construct_yaml_int: underscores dropped, then 0b
-// binary, 0x hexadecimal, a leading 0 octal, a:b:c base 60.
-func yaml11Int(value string) (*big.Int, bool) {
+// binary, 0x hexadecimal, a leading 0 octal (int(s, 8), which also reads
+// 0o7), a:b:c base 60, else decimal, which Python refuses past 4300
+// digits. The text is the value in decimal, or as written when it is too
+// long for that to be worth the work (a lint shows 80 characters).
+func yaml11Int(value string) (text string, truthy, ok bool) {
 	s := strings.ReplaceAll(value, "_", "")
 	neg := strings.HasPrefix(s, "-")
 	if neg || strings.HasPrefix(s, "+") {
 		s = s[1:]
 	}
-	n := new(big.Int)
-	ok := s != ""
+	base, parts := 10, []string{s}
 	switch {
-	case !ok:
 	case strings.HasPrefix(s, "0b"):
-		_, ok = n.SetString(s[2:], 2)
+		base, parts = 2, []string{s[2:]}
 	case strings.HasPrefix(s, "0x"):
-		_, ok = n.SetString(s[2:], 16)
-	case s != "0" && s[0] == '0': // int(s, 8), which also reads 0o7
+		base, parts = 16, []string{s[2:]}
+	case s != "0" && strings.HasPrefix(s, "0"):
+		base = 8
 		if len(s) > 2 && (s[1] == 'o' || s[1] == 'O') {
-			s = s[2:]
+			parts = []string{s[2:]}
 		}
-		_, ok = n.SetString(s, 8)
 	case strings.Contains(s, ":"):
-		for _, part := range strings.Split(s, ":") {
-			digit, partOK := new(big.Int).SetString(part, 10)
-			ok = ok && partOK
-			if partOK {
-				n.Mul(n, big.NewInt(60)).Add(n, digit)
+		parts = strings.Split(s, ":")
+	}
+	const maxDecimalDigits = 4300 // CPython's int_max_str_digits
+	n := new(big.Int)
+	for _, part := range parts {
+		if base == 10 && len(part) > maxDecimalDigits {
+			return "", false, false
+		}
+		digit, ok := new(big.Int).SetString(part, base)
+		if !ok {
+			return "", false, false
+		}
+		truthy = truthy || digit.Sign() != 0
+		if text == "" {
+			if n.Mul(n, big.NewInt(60)).Add(n, digit); n.BitLen() > 256 {
+				text = value
 			}
 		}
-	default:
-		_, ok = n.SetString(s, 10)
+	}
+	if text != "" {
+		return text, truthy, true
 	}
 	if neg {
 		n.Neg(n)
 	}
-	return n, ok
+	return n.String(), truthy, true
 }
 
 // yaml11FloatTruth follows construct_yaml_float: whether the number is not
