@@ -35,11 +35,11 @@ func TestProtocolViewSaysWhatTheSDKDoes(t *testing.T) {
 		{"front matter after a heading", "# Title\n\nIntro.\n\n---\nname: Later\ndescription: d\n---\n", true, false,
 			protocol.LintSDKName, `the SDK will name this "Later" (the registry shows "Title")`},
 		{"closed by ...", "---\nname: Dots\ndescription: d\n...\n# Dots\n", false, false,
-			protocol.LintNoFrontMatter, "the SDK will raise AttributeError and cannot read this document"},
+			protocol.LintNoFrontMatter, "the SDK cannot read this document"},
 		{"quoted false", "---\nname: Q\ndescription: d\nmultiround: \"false\"\n---\n", true, true,
 			protocol.LintSDKMultiround, "the SDK will send multiround: true"},
 		{"no name", "---\ndescription: d\n---\n# Heading\n", true, false,
-			protocol.LintSDKName, "the SDK will name this Unnamed protocol"},
+			protocol.LintSDKName, `the SDK will call this document "Unnamed protocol"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

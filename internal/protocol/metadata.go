@@ -34,9 +34,8 @@ type Metadata struct {
 	Supersedes  *Digest  `json:"supersedes,omitempty"`
 	Authors     []string `json:"authors,omitempty"`
 	License     string   `json:"license,omitempty"`
-	// FrontMatter reports whether the Agora Python SDK reads the
-	// document's YAML block without raising (ReadLikeSDK): the API's
-	// sdkCompatible.
+	// FrontMatter reports whether the Agora Python SDK can read the
+	// document's YAML block (ReadLikeSDK): the API's sdkCompatible.
 	FrontMatter bool `json:"frontMatter"`
 }
 

@@ -19,30 +19,38 @@ func TestParseMetadataSaysWhatTheSDKDoes(t *testing.T) {
 		message    string // in the last lint
 	}{
 		{"closed by ...", "---\nname: Dots\ndescription: d\n...\nBody\n", false, false,
-			[]string{LintNoFrontMatter}, "the SDK will raise AttributeError and cannot read this document"},
+			[]string{LintNoFrontMatter}, "no YAML front matter (a block between two '---' lines): the SDK cannot read this document"},
 		{"empty front matter", "---\n---\n# T\n\nP.\n", false, false,
-			[]string{LintInvalidFrontMatter}, "the SDK will raise AttributeError"},
+			[]string{LintInvalidFrontMatter}, "the SDK cannot read this document: the YAML block between the first two '---' is empty"},
 		{"comment-only front matter", "---\n# nothing\n---\n# T\n\nP.\n", false, false,
-			[]string{LintInvalidFrontMatter}, "the SDK will raise AttributeError"},
+			[]string{LintInvalidFrontMatter}, "the SDK cannot read this document: the YAML block between the first two '---' is empty"},
 		{"--- inside a value", "---\nname: X\ndescription: \"a --- b\"\n---\n", false, false,
-			[]string{LintInvalidFrontMatter}, "the SDK will raise yaml.scanner.ScannerError"},
+			[]string{LintInvalidFrontMatter}, "the SDK cannot read this document: in the YAML between the first two '---', line 3: found unexpected end of stream"},
 		{"İ in the name", "---\nname: İzmir Weather\ndescription: d\n---\n", false, false,
-			[]string{LintInvalidFrontMatter}, "the SDK will raise yaml.parser.ParserError"},
+			[]string{LintInvalidFrontMatter}, "the SDK cannot read this document: in the YAML between the first two '---', line 3: did not find expected key"},
 		{"front matter after a heading", "# Title\n\nIntro.\n\n---\nname: Later\ndescription: d\nmultiround: yes\n---\n", true, true,
 			[]string{LintSDKName}, `the SDK will name this "Later" (the registry shows "Title")`},
 		{"a BOM before ---", "\ufeff---\nname: BOM\ndescription: d\n---\n# BOM\n", true, false, []string{LintMissingDescription}, ""},
 		{"quoted false", "---\nname: n\ndescription: d\nmultiround: \"false\"\n---\n", true, true,
-			[]string{LintSDKMultiround}, `the SDK will send multiround: true: it reads multiround as text "false"`},
+			[]string{LintSDKMultiround}, `the SDK will send multiround: true: it reads multiround as the text "false", which Python counts as true`},
 		{"maybe", "---\nname: n\ndescription: d\nmultiround: maybe\n---\n", true, true,
 			[]string{LintSDKMultiround}, "the SDK will send multiround: true"},
 		{"zero", "---\nname: n\ndescription: d\nmultiround: 0\n---\n", true, false,
-			[]string{LintSDKMultiround}, `the SDK will not send multiround (one round): it reads multiround as int "0"`},
+			[]string{LintSDKMultiround}, `the SDK will not send multiround (one round): it reads multiround as the number 0, which Python counts as false`},
+		{"octal", "---\nname: n\ndescription: d\nmultiround: 010\n---\n", true, true,
+			[]string{LintSDKMultiround}, `it reads multiround as the number 8, which Python counts as true`},
+		{"an unknown tag", "---\nname: n\ndescription: !text d\n---\n", false, false,
+			[]string{LintInvalidFrontMatter}, "line 3: the tag !text is one the SDK's YAML loader (yaml.safe_load) does not know"},
+		{"text after ...", "---\nname: n\ndescription: d\n...\nmore\n---\n", false, false,
+			[]string{LintInvalidFrontMatter}, "line 4: did not find expected <document start>"},
+		{"a tab after name:", "---\ndescription: d\nname:\tTabbed\n---\n", false, false,
+			[]string{LintInvalidFrontMatter}, "line 3: a tab, which the SDK's YAML reader allows only in quotes, block scalars and comments: use spaces"},
 		{"no name", "---\ndescription: d\n---\n# Heading\n", true, false,
-			[]string{LintSDKName}, "the SDK will name this Unnamed protocol"},
+			[]string{LintSDKName}, `the SDK will call this document "Unnamed protocol"`},
 		{"an int name", "---\nname: 12\ndescription: d\n---\n", true, false,
-			[]string{LintSDKName}, `the SDK will read name as int "12", not text`},
+			[]string{LintSDKName}, `the SDK will read name as the number 12, not text: quote it`},
 		{"a date version", "---\nname: n\ndescription: d\nversion: 2024-02-30\n---\n", false, false,
-			[]string{LintInvalidFrontMatter}, "the SDK will raise ValueError"},
+			[]string{LintInvalidFrontMatter}, `line 4: "2024-02-30" reads as a date but is not a valid one: quote it to keep it text`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,14 +85,14 @@ func FuzzReadLikeSDK(f *testing.F) {
 			return // the registry stores no such document
 		}
 		r := ReadLikeSDK(doc)
-		if r.Readable() == (r.Exception != "") || (r.Readable() && (r.Name.Type == "" || r.Description.Type == "" || r.MultiroundValue.Type == "")) {
+		if r.Readable() == (r.Problem != "" || r.Unchecked) || (r.Readable() && (r.Name.Kind == "" || r.Description.Kind == "" || r.MultiroundValue.Kind == "")) {
 			t.Fatalf("inconsistent reading %+v", r)
 		}
 		block, _, ok := SplitFrontMatter(doc)
 		if !ok || !r.Readable() || r.Offset != 0 {
 			return
 		}
-		if sdk, _, _ := sdkBlock(doc); !bytes.Equal(sdk, bytes.TrimFunc(block, pyIsSpace)) {
+		if sdk, _, _, _ := sdkBlock(doc); !bytes.Equal(sdk, bytes.TrimFunc(block, pyIsSpace)) {
 			return // a "---" inside the block: the two read different text
 		}
 		if trimmed := bytes.TrimLeft(block, "\r\n"); len(trimmed) > 0 && pyIsSpace(rune(trimmed[0])) {
@@ -99,10 +107,10 @@ func FuzzReadLikeSDK(f *testing.F) {
 				return // the registry ignored some of it
 			}
 		}
-		if want := CleanTitle(r.Name.Text); r.Name.Type == "str" && !r.Name.Default && want != "" && m.Title != want {
+		if want := CleanTitle(r.Name.Text); r.Name.Kind == "text" && !r.Name.Default && want != "" && m.Title != want {
 			t.Fatalf("the SDK names %q %q, the registry %q", doc, want, m.Title)
 		}
-		if want := CleanDescription(r.Description.Text); r.Description.Type == "str" && !r.Description.Default && want != "" && m.Description != want {
+		if want := CleanDescription(r.Description.Text); r.Description.Kind == "text" && !r.Description.Default && want != "" && m.Description != want {
 			t.Fatalf("the SDK describes %q as %q, the registry as %q", doc, want, m.Description)
 		}
 	})

@@ -206,7 +206,7 @@ func TestPublishFormKeepsTextOnEveryError(t *testing.T) {
 	// Preview: metadata, hash and lints, nothing stored.
 	resp, body := c.postForm(map[string]string{"content": "# No front matter\n\nJust text.\n", "action": "preview", "csrf_token": csrf})
 	if resp.StatusCode != 200 || !strings.Contains(body, "no_front_matter") || !strings.Contains(body, `<h2 id="doc-no-front-matter">No front matter</h2>`) ||
-		!strings.Contains(body, "the SDK will raise AttributeError and cannot read this document") {
+		!strings.Contains(body, "the SDK cannot read this document") {
 		t.Errorf("preview: status %d, body lacks the lint (in the SDK's words) or the rendered document", resp.StatusCode)
 	}
 
