@@ -265,8 +265,15 @@ func TestWebhookSurvivesARestart(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	out, _, err = runCLI(t, nil, nil, "webhook", "list", "--data-dir", data)
-	if err != nil || !strings.Contains(out, "delivered 1 attempts 0") {
-		t.Fatalf("webhook list: %v %q", err, out)
+	// The cursor is saved after the receiver answered: wait for it.
+	for deadline = time.Now().Add(20 * time.Second); ; {
+		out, _, err = runCLI(t, nil, nil, "webhook", "list", "--data-dir", data)
+		if err == nil && strings.Contains(out, "delivered 1 attempts 0") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhook list: %v %q", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
