@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,9 +16,6 @@ import (
 // DefaultDemoListLimit is how many entries one answer of the demo's GET /
 // lists before a Link header continues the list.
 const DefaultDemoListLimit = 10000
-
-// demoListBuffers hold one chunk of the list's JSON while it is written.
-var demoListBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // home answers GET /: the HTML home page for browsers (when pages are
 // configured), otherwise the demo's JSON list.
@@ -54,9 +50,8 @@ func (s *Server) demoList(c echo.Context) error {
 	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	w.WriteHeader(http.StatusOK)
 
-	bp := demoListBuffers.Get().(*[]byte)
-	defer demoListBuffers.Put(bp)
-	buf := append((*bp)[:0], `{"status":"success","protocols":[`...)
+	// One chunk of the list's JSON at a time.
+	buf := append(make([]byte, 0, 64<<10), `{"status":"success","protocols":[`...)
 	first := true
 	err = page.Each(ctx, func(l store.Listed) error {
 		if !first {
@@ -78,7 +73,6 @@ func (s *Server) demoList(c echo.Context) error {
 	}
 	buf = append(buf, "]}\n"...)
 	_, _ = w.Write(buf)
-	*bp = buf[:0]
 	return nil
 }
 
