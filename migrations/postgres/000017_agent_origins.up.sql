@@ -26,8 +26,6 @@ SELECT id, url, regexp_replace(regexp_replace(
            '^(http://.*):80$', '\1'), '^(https://.*):443$', '\1') AS origin
 FROM agents;
 
-DELETE FROM agent_protocols p USING agent_origins o, agent_origins keep
-WHERE p.agent_id = o.id AND keep.origin = o.origin AND keep.id < o.id;
 DELETE FROM agents a USING agent_origins o, agent_origins keep
 WHERE a.id = o.id AND keep.origin = o.origin AND keep.id < o.id;
 

@@ -12,6 +12,8 @@ CREATE INDEX agent_registrations_at ON agent_registrations (registered_at);
 
 -- Rows of one origin merge into the oldest (lowest id); every URL with a
 -- path or a default port becomes its origin and is due for a crawl now.
+-- The merged rows' lists go with them (ON DELETE CASCADE: migrations run
+-- with foreign keys on).
 CREATE TEMP TABLE agent_origins AS
 WITH parts AS (
     SELECT id, url, lower(substr(url, 1, instr(url, '://') + 2)) AS scheme, substr(url, instr(url, '://') + 3) AS rest
@@ -27,8 +29,6 @@ SELECT id, url, scheme || CASE
     ELSE host END AS origin
 FROM hosts;
 
-DELETE FROM agent_protocols WHERE agent_id IN (
-    SELECT o.id FROM agent_origins o WHERE EXISTS (SELECT 1 FROM agent_origins k WHERE k.origin = o.origin AND k.id < o.id));
 DELETE FROM agents WHERE id IN (
     SELECT o.id FROM agent_origins o WHERE EXISTS (SELECT 1 FROM agent_origins k WHERE k.origin = o.origin AND k.id < o.id));
 
