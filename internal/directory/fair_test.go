@@ -126,7 +126,7 @@ func TestOneSlotPerClientAndABoundedQueue(t *testing.T) {
 	if queued != 4 {
 		t.Fatalf("%d of 12 hanging registrations queued, want the client's queue of 4", queued)
 	}
-	waitFor(t, "the first hanging crawl", func() bool { return h.active.Load() == 1 })
+	waitFor(t, "the first hanging crawl", func() bool { return h.active.Load() >= 1 })
 	good := newSpecStub(t, map[string][]string{weather.Hex(): {"https://a/1"}})
 	r, err := d.Submit(ctx, good.URL, "203.0.113.5")
 	if err != nil || !r.Created || r.Pending {

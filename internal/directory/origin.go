@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -68,9 +69,15 @@ func canonicalHost(h string) (string, error) {
 		}
 		return "[" + a.String() + "]", nil
 	}
+	if !utf8.ValidString(h) {
+		return "", errBadHost
+	}
 	h, err := hostProfile.ToASCII(h)
 	if err != nil {
 		return "", errBadHost
+	}
+	if again, err := hostProfile.ToASCII(h); err != nil || again != h {
+		return "", errBadHost // a spelling that would not spell itself
 	}
 	h = strings.TrimSuffix(h, ".")
 	labels := strings.Split(h, ".")
