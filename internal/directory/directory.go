@@ -101,7 +101,8 @@ type Directory struct {
 	ring          []string           // clients in turn
 	next          int                // ring index of the next client's turn
 	recrawls      []*job
-	inflight      map[string]*job // by agent URL
+	inflight      map[string]*job          // by agent URL
+	reserving     map[string]chan struct{} // agent URLs a registration is adding to the store
 }
 
 // client is one client's registrations under way.
@@ -181,7 +182,7 @@ func New(s Store, cfg Config) (*Directory, error) {
 	base, stop := context.WithCancel(context.Background())
 	d := &Directory{store: s, cfg: cfg, fetch: fetch, log: cfg.Logger, regLimit: regLimit, base: base, stop: stop,
 		rng:     rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)),
-		clients: map[string]*client{}, inflight: map[string]*job{}}
+		clients: map[string]*client{}, inflight: map[string]*job{}, reserving: map[string]chan struct{}{}}
 	d.idle = sync.NewCond(&d.mu)
 	return d, nil
 }
@@ -235,28 +236,41 @@ func (d *Directory) register(ctx context.Context, rawURL, key string, capped boo
 	if err != nil {
 		return Registration{}, err
 	}
-	d.mu.Lock()
-	if j := d.inflight[u]; j != nil {
-		j.waiters++
+	for {
+		d.mu.Lock()
+		if j := d.inflight[u]; j != nil {
+			j.waiters++
+			d.mu.Unlock()
+			return d.wait(ctx, j, false, wait)
+		}
+		ch := d.reserving[u]
+		if ch == nil {
+			break // d.mu held
+		}
 		d.mu.Unlock()
-		return d.wait(ctx, j, false, wait)
+		select { // another registration of it is in the store: its crawl comes next
+		case <-ch:
+		case <-ctx.Done():
+			return Registration{}, ctx.Err()
+		}
 	}
 	cl := d.clients[key]
-	if cl == nil {
-		cl = &client{}
-		d.clients[key] = cl
-		d.ring = append(d.ring, key)
-	}
 	switch {
-	case cl.held >= d.cfg.ClientQueue:
+	case cl != nil && cl.held >= d.cfg.ClientQueue:
 		d.mu.Unlock()
 		return Registration{}, ErrQueueFull.With(fmt.Sprintf("your address already has %d agent registrations waiting for their crawl; let one finish first", cl.held))
 	case d.queued >= maxQueued:
 		d.mu.Unlock()
 		return Registration{}, ErrBusy
+	case cl == nil:
+		cl = &client{}
+		d.clients[key] = cl
+		d.ring = append(d.ring, key)
 	}
 	cl.held++
 	d.queued++
+	reserved := make(chan struct{})
+	d.reserving[u] = reserved
 	d.mu.Unlock()
 
 	now := d.cfg.Now()
@@ -269,12 +283,14 @@ func (d *Directory) register(ctx context.Context, rawURL, key string, capped boo
 	a, created, err := d.store.ReserveAgent(ctx, res)
 
 	d.mu.Lock()
+	delete(d.reserving, u)
+	close(reserved)
 	if err != nil {
 		d.releaseLocked(key)
 		d.mu.Unlock()
 		return Registration{}, err
 	}
-	if j := d.inflight[u]; j != nil { // another registration started its crawl meanwhile
+	if j := d.inflight[u]; j != nil { // a re-crawl of it started meanwhile
 		d.releaseLocked(key)
 		j.waiters++
 		j.created = j.created || created

@@ -17,13 +17,13 @@ func TestOriginSpellsAnAgentOneWay(t *testing.T) {
 	for want, spellings := range map[string][]string{
 		"http://agent.example:8080": {"HTTP://Agent.Example:8080/a/", "http://agent.example:8080", "http://agent.example:8080/",
 			"http://agent.example:08080/b/../a2", "http://agent.example.:8080/%613", " http://AGENT.example:8080/x/y/z/ "},
-		"http://agent.example":       {"http://agent.example:80/", "http://agent.example:/", "http://ａｇｅｎｔ.example/"},
-		"https://agent.example":      {"https://agent.example:443/a", "HTTPS://agent.EXAMPLE/"},
-		"https://agent.example:80":   {"https://agent.example:80/"},
-		"http://xn--bcher-kva.test":  {"http://bücher.test/", "http://BÜCHER.test", "http://b%C3%BCcher.test/", "http://xn--bcher-kva.test/"},
-		"http://127.0.0.1:9":         {"http://127.0.0.1:9/", "http://[::ffff:127.0.0.1]:9/", "http://[::FFFF:7f00:1]:9"},
-		"http://[2001:db8::1]:8080":  {"http://[2001:DB8:0::1]:8080/p", "http://[2001:0db8::0001]:8080"},
-		"http://agent_1.local:7000":  {"http://Agent_1.local:7000/"},
+		"http://agent.example":      {"http://agent.example:80/", "http://agent.example:/", "http://ａｇｅｎｔ.example/"},
+		"https://agent.example":     {"https://agent.example:443/a", "HTTPS://agent.EXAMPLE/"},
+		"https://agent.example:80":  {"https://agent.example:80/"},
+		"http://xn--bcher-kva.test": {"http://bücher.test/", "http://BÜCHER.test", "http://b%C3%BCcher.test/", "http://xn--bcher-kva.test/"},
+		"http://127.0.0.1:9":        {"http://127.0.0.1:9/", "http://[::ffff:127.0.0.1]:9/", "http://[::FFFF:7f00:1]:9"},
+		"http://[2001:db8::1]:8080": {"http://[2001:DB8:0::1]:8080/p", "http://[2001:0db8::0001]:8080"},
+		"http://agent_1.local:7000": {"http://Agent_1.local:7000/"},
 	} {
 		for _, s := range spellings {
 			if got, err := directory.Origin(s); err != nil || got != want {
