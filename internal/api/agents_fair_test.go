@@ -223,3 +223,46 @@ func TestAgentCapsThroughTheAPI(t *testing.T) {
 		t.Fatalf("three origins speak it: %s", body)
 	}
 }
+
+// TestAKnownAgentShowsItsCrawlUnderWay: re-registering an agent already
+// read answers 202 while the new crawl is under way, and the agent's
+// record says so (crawlStatus pending) until it ends.
+func TestAKnownAgentShowsItsCrawlUnderWay(t *testing.T) {
+	f := newDirectoryServerWith(t, true, directory.Config{Timeout: time.Minute, RegisterWait: 100 * time.Millisecond}, loopbackProxy)
+	var hang atomic.Bool
+	stop := make(chan struct{})
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang.Load() {
+			select {
+			case <-stop:
+			case <-r.Context().Done():
+			}
+		}
+		if r.URL.Path != "/wellknown" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, `{"`+f.hex+`": []}`)
+	}))
+	t.Cleanup(agent.Close)
+	var once sync.Once
+	release := func() { once.Do(func() { close(stop) }) }
+	t.Cleanup(release)
+	if res, body := registerAs(t, f.url, "192.0.2.20", agent.URL); res.StatusCode != http.StatusCreated {
+		t.Fatalf("register: %d %s", res.StatusCode, body)
+	}
+	hang.Store(true)
+	res, body := registerAs(t, f.url, "192.0.2.20", agent.URL+"/again")
+	if res.StatusCode != http.StatusAccepted || !strings.Contains(body, `"crawlStatus":"pending"`) {
+		t.Fatalf("re-registering while its crawl hangs: %d %s", res.StatusCode, body)
+	}
+	if _, body := get(t, f.url+"/api/v1/agents/1", ""); !strings.Contains(body, `"crawlStatus":"pending"`) {
+		t.Fatalf("the record during the crawl: %s", body)
+	}
+	hang.Store(false)
+	release()
+	waitUntil(t, "the crawl to end", func() bool {
+		_, body := get(t, f.url+"/api/v1/agents/1", "")
+		return strings.Contains(body, `"crawlStatus":"ok"`)
+	})
+}
