@@ -70,6 +70,9 @@ func TestPathVariantsAreOneAgent(t *testing.T) {
 	if err != nil || counts[weather] != 1 {
 		t.Fatalf("the protocol's speakers: %v, %v", counts, err)
 	}
+	if pa, err := d.For(ctx, weather); err != nil || pa.SpeakingCount != 1 || len(pa.Speaking) != 1 {
+		t.Fatalf("the protocol page's \"Spoken by\": %+v, %v", pa, err)
+	}
 	other := newSpecStub(t, map[string][]string{weather.Hex(): {"https://a/2"}})
 	if r, err := d.Submit(ctx, other.URL, "192.0.2.67"); err != nil || !r.Created {
 		t.Fatalf("another client's registration: %+v, %v", r, err)
