@@ -83,13 +83,14 @@ var (
 // scheduled re-crawls'), one client's registrations one slot at a time,
 // clients in turn; re-crawls and registrations alternate when both wait.
 type Directory struct {
-	store    Store
-	cfg      Config
-	fetch    *agora.Fetcher
-	log      *slog.Logger
-	regLimit int // slots registrations may hold at once
-	base     context.Context
-	stop     context.CancelFunc
+	store     Store
+	cfg       Config
+	fetch     *agora.Fetcher
+	log       *slog.Logger
+	regLimit  int // slots registrations may hold at once
+	maxQueued int // registrations queued, crawling or reserving, all clients
+	base      context.Context
+	stop      context.CancelFunc
 
 	mu            sync.Mutex
 	idle          *sync.Cond // busy dropped (Close waits on it)
@@ -180,7 +181,7 @@ func New(s Store, cfg Config) (*Directory, error) {
 		regLimit = cfg.Concurrency - max(1, cfg.Concurrency/4)
 	}
 	base, stop := context.WithCancel(context.Background())
-	d := &Directory{store: s, cfg: cfg, fetch: fetch, log: cfg.Logger, regLimit: regLimit, base: base, stop: stop,
+	d := &Directory{store: s, cfg: cfg, fetch: fetch, log: cfg.Logger, regLimit: regLimit, maxQueued: maxQueued, base: base, stop: stop,
 		rng:     rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)),
 		clients: map[string]*client{}, inflight: map[string]*job{}, reserving: map[string]chan struct{}{}}
 	d.idle = sync.NewCond(&d.mu)
@@ -259,7 +260,7 @@ func (d *Directory) register(ctx context.Context, rawURL, key string, capped boo
 	case cl != nil && cl.held >= d.cfg.ClientQueue:
 		d.mu.Unlock()
 		return Registration{}, ErrQueueFull.With(fmt.Sprintf("your address already has %d agent registrations waiting for their crawl; let one finish first", cl.held))
-	case d.queued >= maxQueued:
+	case d.queued >= d.maxQueued:
 		d.mu.Unlock()
 		return Registration{}, ErrBusy
 	case cl == nil:
