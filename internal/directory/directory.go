@@ -121,7 +121,6 @@ type job struct {
 	client  string
 	recrawl bool
 	created bool // a registration added the agent for this crawl
-	waiters int  // registrations waiting for it
 	// answered: the outcome is being recorded; detached: a registration
 	// stopped waiting and was told the crawl is pending.
 	answered, detached bool
@@ -240,7 +239,6 @@ func (d *Directory) register(ctx context.Context, rawURL, key string, capped boo
 	for {
 		d.mu.Lock()
 		if j := d.inflight[u]; j != nil {
-			j.waiters++
 			d.mu.Unlock()
 			return d.wait(ctx, j, false, wait)
 		}
@@ -293,12 +291,10 @@ func (d *Directory) register(ctx context.Context, rawURL, key string, capped boo
 	}
 	if j := d.inflight[u]; j != nil { // a re-crawl of it started meanwhile
 		d.releaseLocked(key)
-		j.waiters++
-		j.created = j.created || created
 		d.mu.Unlock()
 		return d.wait(ctx, j, created, wait)
 	}
-	j := &job{id: a.ID, url: u, client: key, created: created, waiters: 1, done: make(chan struct{})}
+	j := &job{id: a.ID, url: u, client: key, created: created, done: make(chan struct{})}
 	d.inflight[u] = j
 	cl.jobs = append(cl.jobs, j)
 	d.dispatchLocked()
