@@ -211,3 +211,59 @@ func TestAPendingRegistrationShowsItsFailure(t *testing.T) {
 		}
 	}
 }
+
+// orderedAgent serves a spec v0.2 list and notes when it was first asked,
+// on a counter shared by the test's agents.
+func orderedAgent(t *testing.T, seq *atomic.Int32) (url string, first *atomic.Int32) {
+	t.Helper()
+	first = new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first.CompareAndSwap(0, seq.Add(1))
+		if r.URL.Path != "/wellknown" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"` + weather.Hex() + `": []}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, first
+}
+
+// TestRecrawlsAndRegistrationsAlternate: on a single slot, a due re-crawl
+// waiting beside queued registrations goes next, not after all of them.
+func TestRecrawlsAndRegistrationsAlternate(t *testing.T) {
+	st, clk := openStore(t), &clock{now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	d := newDirectoryWith(t, st, directory.Config{Allow: []string{"127.0.0.1/32"}, Now: clk.Now, Interval: time.Hour, Concurrency: 1,
+		RegisterWait: 20 * time.Millisecond, Timeout: time.Minute})
+	ctx := context.Background()
+	var seq atomic.Int32
+	due, dueFirst := orderedAgent(t, &seq)
+	if _, _, err := d.Register(ctx, due); err != nil {
+		t.Fatal(err)
+	}
+	dueFirst.Store(0)
+	clk.add(2 * time.Hour)
+	h := newHanging(t, 1)
+	if r, err := d.Submit(ctx, h.URLs[0], "198.51.100.1"); err != nil || !r.Pending {
+		t.Fatalf("the hanging registration: %+v, %v", r, err)
+	}
+	waitFor(t, "the hanging crawl", func() bool { return h.active.Load() == 1 })
+	b, bFirst := orderedAgent(t, &seq)
+	c, cFirst := orderedAgent(t, &seq)
+	for i, u := range []string{b, c} {
+		if r, err := d.Submit(ctx, u, "203.0.113."+string(rune('1'+i))); err != nil || !r.Pending {
+			t.Fatalf("queued registration %d: %+v, %v", i, r, err)
+		}
+	}
+	crawled := make(chan error, 1)
+	go func() { _, err := d.CrawlDue(ctx); crawled <- err }()
+	waitFor(t, "the re-crawl to queue", func() bool { return d.Crawling(due) })
+	h.free()
+	if err := <-crawled; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the queued registrations", func() bool { return !d.Crawling(b) && !d.Crawling(c) })
+	if !(dueFirst.Load() < bFirst.Load() && bFirst.Load() < cFirst.Load()) {
+		t.Fatalf("crawl order: re-crawl %d, registrations %d and %d; want the re-crawl first", dueFirst.Load(), bFirst.Load(), cFirst.Load())
+	}
+}
