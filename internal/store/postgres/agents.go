@@ -83,7 +83,7 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 		}
 		var day, total int
 		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = $1 AND registered_at > $2),
-			(SELECT count(*) FROM agents WHERE registrant = $1)`, r.Registrant, since).Scan(&day, &total); err != nil {
+			(SELECT count(*) FROM agents WHERE registrant = $1 AND registrant <> '')`, r.Registrant, since).Scan(&day, &total); err != nil {
 			return err
 		}
 		if err := r.CapError(day, total); err != nil {

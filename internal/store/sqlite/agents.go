@@ -99,7 +99,7 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 		}
 		var day, total int
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = ? AND registered_at > ?),
-			(SELECT count(*) FROM agents WHERE registrant = ?)`, r.Registrant, since, r.Registrant).Scan(&day, &total); err != nil {
+			(SELECT count(*) FROM agents WHERE registrant = ? AND registrant <> '')`, r.Registrant, since, r.Registrant).Scan(&day, &total); err != nil {
 			return err
 		}
 		if err := r.CapError(day, total); err != nil {
