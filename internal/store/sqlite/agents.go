@@ -78,6 +78,12 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 	return a, created, err
 }
 
+// agentCapsQuery counts a registrant's new agents since a time and its
+// agents; both read an index (the second names the partial index's
+// condition, which a bound parameter alone cannot prove).
+const agentCapsQuery = `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = ? AND registered_at > ?),
+	(SELECT count(*) FROM agents WHERE registrant = ? AND registrant <> '')`
+
 // ReserveAgent returns the agent at r.URL, or adds it within the
 // registrant's caps (one write transaction: writes are serialised).
 func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (store.Agent, bool, error) {
@@ -98,8 +104,7 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 			return err
 		}
 		var day, total int
-		if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = ? AND registered_at > ?),
-			(SELECT count(*) FROM agents WHERE registrant = ? AND registrant <> '')`, r.Registrant, since, r.Registrant).Scan(&day, &total); err != nil {
+		if err := tx.QueryRowContext(ctx, agentCapsQuery, r.Registrant, since, r.Registrant).Scan(&day, &total); err != nil {
 			return err
 		}
 		if err := r.CapError(day, total); err != nil {
