@@ -126,10 +126,12 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	publishLimit := api.NewRateLimiter(cfg.PublishRateLimit, cfg.PublishRateBurst, "publishes", limitOpts...)
 	dir, err := directory.New(st, directory.Config{Interval: cfg.AgentCrawlInterval, Concurrency: cfg.AgentCrawlConcurrency,
 		MaxFailures: cfg.AgentMaxFailures, Timeout: cfg.AgentCrawlTimeout, MaxBytes: cfg.AgentWellKnownBytes,
-		Allow: cfg.OutboundAllow, Logger: log})
+		PerClientDay: cfg.AgentsPerClientDay, PerClientTotal: cfg.AgentsPerClient, ClientQueue: cfg.AgentClientQueue,
+		RegisterWait: cfg.AgentRegisterWait, Allow: cfg.OutboundAllow, Logger: log})
 	if err != nil {
 		return fmt.Errorf("agent directory: %w", err)
 	}
+	defer dir.Close() // after the server, before the store
 	go dir.Run(ctx)
 	counter := adoption.New(st, log, nil)
 	// The counter outlives the server: its last flush runs after the last

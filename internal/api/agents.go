@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -34,6 +35,7 @@ type AgentView struct {
 	LastCrawled      *time.Time      `json:"lastCrawled"`
 	LastError        string          `json:"lastError"`
 	Failures         int             `json:"failures"`
+	CrawlStatus      string          `json:"crawlStatus"`
 	NextCrawl        time.Time       `json:"nextCrawl"`
 	SupportedCount   int             `json:"supportedCount"`
 	UnsupportedCount int             `json:"unsupportedCount"`
@@ -87,8 +89,20 @@ func (s *Server) agentView(a store.Agent) AgentView {
 	}
 	return AgentView{ID: a.ID, URL: a.URL, Name: a.Name, Description: a.Description, Kinds: kinds, WellKnownURL: a.WellKnownURL,
 		RegisteredAt: a.RegisteredAt, LastSeen: a.LastSeen, LastCrawled: a.LastCrawled, LastError: a.LastError,
-		Failures: a.Failures, NextCrawl: a.NextCrawl, SupportedCount: a.SupportedCount, UnsupportedCount: a.UnsupportedCount,
-		HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10)}
+		Failures: a.Failures, CrawlStatus: s.crawlStatus(a), NextCrawl: a.NextCrawl, SupportedCount: a.SupportedCount,
+		UnsupportedCount: a.UnsupportedCount, HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10)}
+}
+
+// crawlStatus is "pending" while a crawl of the agent is queued or running
+// (or none has run yet), else how the last crawl went: "ok" or "failed".
+func (s *Server) crawlStatus(a store.Agent) string {
+	switch {
+	case a.LastCrawled == nil || s.directory != nil && s.directory.Crawling(a.URL):
+		return "pending"
+	case a.LastError != "":
+		return "failed"
+	}
+	return "ok"
 }
 
 // fullAgentView adds the agent's lists, each hash marked known or not.
@@ -137,17 +151,27 @@ func (s *Server) registerAgent(c echo.Context) error {
 	if r.URL == "" {
 		return errBadJSON.With(`the JSON needs a "url" string: the agent's base URL`)
 	}
-	a, created, err := s.directory.Register(c.Request().Context(), r.URL)
-	if err != nil {
+	client, _ := ClientKey(c.RealIP(), s.cfg.IPv6ClientPrefix)
+	reg, err := s.directory.Submit(c.Request().Context(), r.URL, client.String())
+	switch {
+	case errors.Is(err, directory.ErrQueueFull):
+		return &retryAfterError{err: apperr.As(err), seconds: overloadRetrySeconds}
+	case errors.Is(err, store.ErrAgentDailyCap):
+		return &retryAfterError{err: apperr.As(err), seconds: 3600}
+	case err != nil:
 		return err
 	}
-	s.log.Info("agent registered", "requestId", RequestID(c), "agent", a.ID, "created", created)
+	a := reg.Agent
+	s.log.Info("agent registered", "requestId", RequestID(c), "agent", a.ID, "created", reg.Created, "pending", reg.Pending)
 	v, err := s.fullAgentView(c, a)
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
-	if created {
+	switch {
+	case reg.Pending:
+		status = http.StatusAccepted // its record shows the crawl's outcome
+	case reg.Created:
 		status = http.StatusCreated
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/agents/"+strconv.FormatInt(a.ID, 10))

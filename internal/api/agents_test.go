@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,13 @@ type directoryFixture struct {
 
 func newDirectoryServer(t *testing.T, openPublish bool) *directoryFixture {
 	t.Helper()
+	return newDirectoryServerWith(t, openPublish, directory.Config{}, nil)
+}
+
+// newDirectoryServerWith serves a directory configured by dcfg (its
+// allow-list opened to loopback) behind the trusted proxies.
+func newDirectoryServerWith(t *testing.T, openPublish bool, dcfg directory.Config, trusted []netip.Prefix) *directoryFixture {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
@@ -34,12 +42,14 @@ func newDirectoryServer(t *testing.T, openPublish bool) *directoryFixture {
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test", CacheBytes: 1 << 20})
-	dir, err := directory.New(st, directory.Config{Allow: []string{"127.0.0.1/32"}, Logger: log})
+	dcfg.Allow, dcfg.Logger = []string{"127.0.0.1/32"}, log
+	dir, err := directory.New(st, dcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(dir.Close) // before the store closes
 	counter := adoption.New(st, log, nil)
-	s := New(svc, Config{Logger: log}, WithDirectory(dir), WithAdoption(counter), WithAuthenticator(NewAuthenticator(svc, openPublish)))
+	s := New(svc, Config{Logger: log, TrustedProxies: trusted}, WithDirectory(dir), WithAdoption(counter), WithAuthenticator(NewAuthenticator(svc, openPublish)))
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	res, err := svc.Publish(ctx, []byte("# Weather\n\nAsk for the weather.\n"), nil, "")
@@ -97,11 +107,17 @@ func TestRegisterAgentThroughTheAPI(t *testing.T) {
 	if _, body := get(t, f.url+"/api/v1/protocols/"+stored, ""); !strings.Contains(body, `"agents":1`) {
 		t.Fatalf("the protocol view does not count the agent: %s", body)
 	}
+	if res, body := postJSON(t, f.url+"/api/v1/agents", `{"url":"`+agent.URL+`/another/path"}`); res.StatusCode != http.StatusOK ||
+		!strings.Contains(body, `"id":1,`) || !strings.Contains(body, `"url":"`+agent.URL+`"`) || !strings.Contains(body, `"crawlStatus":"ok"`) {
+		t.Fatalf("another path of the agent: %d %s", res.StatusCode, body)
+	}
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
 	for _, bad := range []struct{ body, code string }{
 		{`{"url":"ftp://x/"}`, "invalid_agent_url"},
 		{`{"url":""}`, "invalid_json"},
 		{`{"url":"http://x/","extra":1}`, "invalid_json"},
-		{`{"url":"` + agent.URL + `/nope"}`, "agent_unreachable"},
+		{`{"url":"` + missing.URL + `/nope"}`, "agent_unreachable"},
 	} {
 		res, body := postJSON(t, f.url+"/api/v1/agents", bad.body)
 		if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"code":"`+bad.code+`"`) {

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,11 +33,18 @@ const (
 	DefaultMaxFailures    = 5
 	DefaultTimeout        = 10 * time.Second
 	DefaultWellKnownBytes = 1 << 20
+	DefaultPerClientDay   = 20
+	DefaultPerClientTotal = 100
+	DefaultClientQueue    = 4
+	DefaultRegisterWait   = 2 * time.Second
 	// jitter spreads re-crawls over ±10% of the interval, so agents
 	// registered together are not crawled together forever.
 	jitter = 0.1
 	// dueBatch caps the agents one scheduling round reads.
 	dueBatch = 100
+	// maxQueued caps the registrations queued or crawling, all clients
+	// together (each client's share is Config.ClientQueue).
+	maxQueued = 1024
 )
 
 // Config configures a Directory. Zero values get the defaults.
@@ -47,6 +54,14 @@ type Config struct {
 	MaxFailures int           // failed crawls in a row that remove an agent
 	Timeout     time.Duration // one crawl, all well-known paths and redirects
 	MaxBytes    int           // one well-known answer
+	// PerClientDay and PerClientTotal cap the new agents one client adds
+	// per 24 hours and the agents its registrations hold at once.
+	PerClientDay, PerClientTotal int
+	// ClientQueue caps one client's registrations queued or crawling.
+	ClientQueue int
+	// RegisterWait is how long a registration waits for its crawl before
+	// answering that the crawl is pending.
+	RegisterWait time.Duration
 	// Allow opens the SSRF guard (--outbound-allow).
 	Allow  []string
 	Logger *slog.Logger
@@ -58,17 +73,67 @@ type Config struct {
 var (
 	ErrBadURL      = apperr.New(apperr.Invalid, "invalid_agent_url", "an agent URL is an absolute http or https URL without credentials, query or fragment")
 	ErrUnreachable = apperr.New(apperr.Invalid, "agent_unreachable", "the agent's well-known list could not be read")
+	ErrQueueFull   = apperr.New(apperr.RateLimited, "agent_queue_full",
+		"your address already has as many agent registrations waiting for their crawl as it may; let one finish first")
+	ErrBusy = apperr.New(apperr.Unavailable, "directory_busy", "the directory has as many registrations waiting as it can hold; retry shortly")
 )
 
-// Directory registers and crawls agents.
+// Directory registers and crawls agents. Crawls run on Concurrency slots:
+// registrations take at most all but a quarter of them (the rest are the
+// scheduled re-crawls'), one client's registrations one slot at a time,
+// clients in turn; re-crawls and registrations alternate when both wait.
 type Directory struct {
-	store Store
-	cfg   Config
-	fetch *agora.Fetcher
-	log   *slog.Logger
-	slots chan struct{}
-	mu    sync.Mutex
-	rng   *rand.Rand
+	store     Store
+	cfg       Config
+	fetch     *agora.Fetcher
+	log       *slog.Logger
+	regLimit  int // slots registrations may hold at once
+	maxQueued int // registrations queued, crawling or reserving, all clients
+	base      context.Context
+	stop      context.CancelFunc
+
+	mu            sync.Mutex
+	idle          *sync.Cond // busy dropped (Close waits on it)
+	rng           *rand.Rand
+	busy, regBusy int
+	preferRecrawl bool
+	queued        int                // registrations queued, crawling or reserving
+	clients       map[string]*client // clients with registrations under way
+	ring          []string           // clients in turn
+	next          int                // ring index of the next client's turn
+	recrawls      []*job
+	inflight      map[string]*job          // by agent URL
+	reserving     map[string]chan struct{} // agent URLs a registration is adding to the store
+}
+
+// client is one client's registrations under way.
+type client struct {
+	held    int    // queued, crawling or reserving: ClientQueue caps it
+	jobs    []*job // queued
+	running bool   // holds a slot
+}
+
+// job is one crawl of one agent, a registration's or a re-crawl's; later
+// registrations of an agent wait for the job already under way.
+type job struct {
+	id      int64
+	url     string
+	client  string
+	recrawl bool
+	created bool // a registration added the agent for this crawl
+	// answered: the outcome is being recorded; detached: a registration
+	// stopped waiting and was told the crawl is pending.
+	answered, detached bool
+	done               chan struct{}
+	agent              store.Agent
+	err                error
+}
+
+// Registration is the outcome of a registration.
+type Registration struct {
+	Agent   store.Agent
+	Created bool // this registration added the agent
+	Pending bool // its crawl was still queued or running when the answer was due
 }
 
 // New builds a directory; it fails on a malformed allow-list.
@@ -88,6 +153,18 @@ func New(s Store, cfg Config) (*Directory, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultWellKnownBytes
 	}
+	if cfg.PerClientDay <= 0 {
+		cfg.PerClientDay = DefaultPerClientDay
+	}
+	if cfg.PerClientTotal <= 0 {
+		cfg.PerClientTotal = DefaultPerClientTotal
+	}
+	if cfg.ClientQueue <= 0 {
+		cfg.ClientQueue = DefaultClientQueue
+	}
+	if cfg.RegisterWait <= 0 {
+		cfg.RegisterWait = DefaultRegisterWait
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -98,66 +175,283 @@ func New(s Store, cfg Config) (*Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Directory{store: s, cfg: cfg, fetch: fetch, log: cfg.Logger, slots: make(chan struct{}, cfg.Concurrency),
-		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))}, nil
+	regLimit := 1 // one slot: registrations and re-crawls alternate on it
+	if cfg.Concurrency > 1 {
+		regLimit = cfg.Concurrency - max(1, cfg.Concurrency/4)
+	}
+	base, stop := context.WithCancel(context.Background())
+	d := &Directory{store: s, cfg: cfg, fetch: fetch, log: cfg.Logger, regLimit: regLimit, maxQueued: maxQueued, base: base, stop: stop,
+		rng:     rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)),
+		clients: map[string]*client{}, inflight: map[string]*job{}, reserving: map[string]chan struct{}{}}
+	d.idle = sync.NewCond(&d.mu)
+	return d, nil
 }
 
-// NormalizeURL checks an agent URL and returns its one spelling: lower-case
-// scheme and host, no trailing '/' on the path, nothing after it.
-func NormalizeURL(raw string) (string, error) {
-	if len(raw) > store.MaxAgentURLBytes {
-		return "", ErrBadURL.With(fmt.Sprintf("an agent URL is at most %d bytes", store.MaxAgentURLBytes))
+// Close stops the crawls under way (they record nothing) and waits for
+// them; call it before closing the store.
+func (d *Directory) Close() {
+	d.stop()
+	d.mu.Lock()
+	for d.busy > 0 {
+		d.idle.Wait()
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
-		return "", ErrBadURL
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-		return "", ErrBadURL
-	}
-	u.Host = strings.ToLower(u.Host)
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u.String(), nil
+	d.mu.Unlock()
 }
 
-// next is when an agent crawled at now is crawled again.
-func (d *Directory) next(now time.Time) time.Time {
+// nextCrawl is when an agent crawled at now is crawled again.
+func (d *Directory) nextCrawl(now time.Time) time.Time {
 	d.mu.Lock()
 	f := 1 + jitter*(2*d.rng.Float64()-1)
 	d.mu.Unlock()
 	return now.Add(time.Duration(float64(d.cfg.Interval) * f))
 }
 
-// Register crawls the agent at rawURL and records it; an agent whose list
-// cannot be read is not registered.
+// Register registers the agent at rawURL for a caller in the registry's
+// own process: no client caps, and it waits for the crawl (or ctx). An
+// agent whose list cannot be read is not registered.
 func (d *Directory) Register(ctx context.Context, rawURL string) (store.Agent, bool, error) {
-	u, err := NormalizeURL(rawURL)
+	r, err := d.register(ctx, rawURL, "", false, 0)
+	return r.Agent, r.Created, err
+}
+
+// Submit registers the agent at rawURL for client (its address or IPv6
+// prefix): within the client's caps and queue, it answers once the crawl
+// is done or after RegisterWait, whichever comes first (Pending). A
+// registration whose crawl fails while it waits is refused and adds
+// nothing; one answered Pending keeps a new agent, unlisted, with its
+// failure to read.
+func (d *Directory) Submit(ctx context.Context, rawURL, client string) (Registration, error) {
+	return d.register(ctx, rawURL, client, true, d.cfg.RegisterWait)
+}
+
+// Crawling reports whether a crawl of the agent at url is queued or running.
+func (d *Directory) Crawling(url string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inflight[url] != nil
+}
+
+func (d *Directory) register(ctx context.Context, rawURL, key string, capped bool, wait time.Duration) (Registration, error) {
+	u, err := Origin(rawURL)
 	if err != nil {
-		return store.Agent{}, false, err
+		return Registration{}, err
 	}
-	if err := d.acquire(ctx); err != nil {
-		return store.Agent{}, false, err
+	for {
+		d.mu.Lock()
+		if j := d.inflight[u]; j != nil {
+			d.mu.Unlock()
+			return d.wait(ctx, j, false, wait)
+		}
+		ch := d.reserving[u]
+		if ch == nil {
+			break // d.mu held
+		}
+		d.mu.Unlock()
+		select { // another registration of it is in the store: its crawl comes next
+		case <-ch:
+		case <-ctx.Done():
+			return Registration{}, ctx.Err()
+		}
 	}
-	crawl, err := d.Crawl(ctx, u)
-	d.release()
-	if err != nil {
-		return store.Agent{}, false, err
+	cl := d.clients[key]
+	switch {
+	case cl != nil && cl.held >= d.cfg.ClientQueue:
+		d.mu.Unlock()
+		return Registration{}, ErrQueueFull.With(fmt.Sprintf("your address already has %d agent registrations waiting for their crawl; let one finish first", cl.held))
+	case d.queued >= d.maxQueued:
+		d.mu.Unlock()
+		return Registration{}, ErrBusy
+	case cl == nil:
+		cl = &client{}
+		d.clients[key] = cl
+		d.ring = append(d.ring, key)
 	}
+	cl.held++
+	d.queued++
+	reserved := make(chan struct{})
+	d.reserving[u] = reserved
+	d.mu.Unlock()
+
 	now := d.cfg.Now()
-	return d.store.RegisterAgent(ctx, u, now, crawl, d.next(now))
+	// A new agent's row waits an interval for its crawl: if the process
+	// stops first, the schedule crawls it later.
+	res := store.AgentReservation{URL: u, Registrant: key, At: now, Next: now.Add(d.cfg.Interval)}
+	if capped {
+		res.PerDay, res.Total = d.cfg.PerClientDay, d.cfg.PerClientTotal
+	}
+	a, created, err := d.store.ReserveAgent(ctx, res)
+
+	d.mu.Lock()
+	delete(d.reserving, u)
+	close(reserved)
+	if err != nil {
+		d.releaseLocked(key)
+		d.mu.Unlock()
+		return Registration{}, err
+	}
+	if j := d.inflight[u]; j != nil { // a re-crawl of it started meanwhile
+		d.releaseLocked(key)
+		d.mu.Unlock()
+		return d.wait(ctx, j, created, wait)
+	}
+	j := &job{id: a.ID, url: u, client: key, created: created, done: make(chan struct{})}
+	d.inflight[u] = j
+	cl.jobs = append(cl.jobs, j)
+	d.dispatchLocked()
+	d.mu.Unlock()
+	return d.wait(ctx, j, created, wait)
 }
 
-func (d *Directory) acquire(ctx context.Context) error {
+// wait waits for j at most wait (0: until it is done or ctx ends).
+func (d *Directory) wait(ctx context.Context, j *job, created bool, wait time.Duration) (Registration, error) {
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
-	case d.slots <- struct{}{}:
-		return nil
+	case <-j.done:
+		return j.registration(created)
+	case <-timeout:
 	case <-ctx.Done():
-		return ctx.Err()
+	}
+	d.mu.Lock()
+	if j.answered { // the outcome is being written: it comes in one store call
+		d.mu.Unlock()
+		<-j.done
+		return j.registration(created)
+	}
+	j.detached = true
+	d.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Registration{}, err
+	}
+	a, err := d.store.GetAgent(ctx, j.id)
+	return Registration{Agent: a, Created: created, Pending: true}, err
+}
+
+func (j *job) registration(created bool) (Registration, error) {
+	if j.err != nil {
+		return Registration{}, j.err
+	}
+	return Registration{Agent: j.agent, Created: created}, nil
+}
+
+// releaseLocked drops one of key's registrations; a client with none
+// leaves the table.
+func (d *Directory) releaseLocked(key string) {
+	d.queued--
+	cl := d.clients[key]
+	if cl.held--; cl.held > 0 {
+		return
+	}
+	delete(d.clients, key)
+	i := slices.Index(d.ring, key)
+	d.ring = slices.Delete(d.ring, i, i+1)
+	if i < d.next {
+		d.next--
 	}
 }
 
-func (d *Directory) release() { <-d.slots }
+// dispatchLocked starts queued jobs on the free slots.
+func (d *Directory) dispatchLocked() {
+	for d.busy < d.cfg.Concurrency {
+		j := d.pickLocked()
+		if j == nil {
+			return
+		}
+		d.busy++
+		go d.run(j)
+	}
+}
+
+// pickLocked takes the next job: registrations within regLimit, one slot
+// per client, clients in turn; a re-crawl whenever registrations cannot
+// have the slot, and every other time when both wait.
+func (d *Directory) pickLocked() *job {
+	if len(d.recrawls) > 0 && (d.preferRecrawl || d.regBusy >= d.regLimit) {
+		return d.popRecrawlLocked()
+	}
+	if d.regBusy < d.regLimit {
+		for i := range len(d.ring) {
+			k := (d.next + i) % len(d.ring)
+			cl := d.clients[d.ring[k]]
+			if cl.running || len(cl.jobs) == 0 {
+				continue
+			}
+			j := cl.jobs[0]
+			cl.jobs = cl.jobs[1:]
+			cl.running = true
+			d.regBusy++
+			d.next = k + 1
+			d.preferRecrawl = true
+			return j
+		}
+	}
+	if len(d.recrawls) > 0 {
+		return d.popRecrawlLocked()
+	}
+	return nil
+}
+
+func (d *Directory) popRecrawlLocked() *job {
+	j := d.recrawls[0]
+	d.recrawls = d.recrawls[1:]
+	d.preferRecrawl = false
+	return j
+}
+
+// run crawls j on a slot and records the outcome.
+func (d *Directory) run(j *job) {
+	crawl, err := d.Crawl(d.base, j.url)
+	d.mu.Lock()
+	j.answered = true
+	keep := j.detached
+	d.mu.Unlock()
+	if j.recrawl {
+		d.recordRecrawl(j, crawl, err)
+	} else {
+		d.recordRegistration(j, crawl, err, keep)
+	}
+	d.mu.Lock()
+	d.busy--
+	delete(d.inflight, j.url)
+	if !j.recrawl {
+		d.regBusy--
+		d.clients[j.client].running = false
+		d.releaseLocked(j.client)
+	}
+	d.dispatchLocked()
+	d.idle.Broadcast()
+	d.mu.Unlock()
+	close(j.done)
+}
+
+func (d *Directory) recordRegistration(j *job, crawl store.AgentCrawl, err error, keep bool) {
+	now := d.cfg.Now()
+	if err == nil {
+		if err = d.store.RecordCrawl(d.base, j.id, now, crawl, d.nextCrawl(now)); err == nil {
+			j.agent, err = d.store.GetAgent(d.base, j.id)
+		}
+		j.err = err
+		return
+	}
+	j.err = err
+	// A known agent keeps its state (a registration cannot count failures
+	// against someone else's agent); a new one is removed unless someone
+	// was told its crawl is pending: they read the failure on its record.
+	if !j.created || d.base.Err() != nil {
+		return
+	}
+	maxFailures := 1
+	if keep {
+		maxFailures = d.cfg.MaxFailures
+	}
+	if _, rerr := d.store.RecordCrawlFailure(d.base, j.id, now, message(err), d.nextCrawl(now), maxFailures); rerr != nil && !errors.Is(rerr, store.ErrAgentNotFound) {
+		d.log.Warn("recording an agent's failed first crawl failed", "agent", j.id, "error", rerr)
+	}
+}
 
 // Crawl reads an agent's well-known list: /.well-known/agora, then
 // /.wellknown, then /wellknown, the first that answers one wins.
@@ -201,53 +495,69 @@ func reason(err error) string {
 	return "the fetch failed"
 }
 
-// CrawlDue crawls every agent whose crawl is due, at most Concurrency at
-// once, and returns how many it crawled.
+// CrawlDue queues every due agent not already being crawled (at most a
+// scheduling round's worth), waits for their crawls and returns how many
+// it queued.
 func (d *Directory) CrawlDue(ctx context.Context) (int, error) {
 	due, err := d.store.DueAgents(ctx, d.cfg.Now(), dueBatch)
 	if err != nil {
 		return 0, err
 	}
-	var wg sync.WaitGroup
+	var mine []*job
+	d.mu.Lock()
 	for _, a := range due {
-		if err := d.acquire(ctx); err != nil {
-			break
+		if d.inflight[a.URL] != nil {
+			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer d.release()
-			d.recrawl(ctx, a)
-		}()
+		j := &job{id: a.ID, url: a.URL, recrawl: true, done: make(chan struct{})}
+		d.inflight[a.URL] = j
+		d.recrawls = append(d.recrawls, j)
+		mine = append(mine, j)
 	}
-	wg.Wait()
-	return len(due), ctx.Err()
+	d.dispatchLocked()
+	d.mu.Unlock()
+	for _, j := range mine {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return len(mine), ctx.Err()
+		}
+	}
+	return len(mine), ctx.Err()
 }
 
-func (d *Directory) recrawl(ctx context.Context, a store.DueAgent) {
-	crawl, err := d.Crawl(ctx, a.URL)
+func (d *Directory) recordRecrawl(j *job, crawl store.AgentCrawl, err error) {
 	now := d.cfg.Now()
 	if err == nil {
-		err = d.store.RecordCrawl(ctx, a.ID, now, crawl, d.next(now))
-		if err != nil && !errors.Is(err, store.ErrAgentNotFound) {
-			d.log.Warn("recording an agent crawl failed", "agent", a.ID, "error", err)
+		err = d.store.RecordCrawl(d.base, j.id, now, crawl, d.nextCrawl(now))
+		if err == nil {
+			j.agent, err = d.store.GetAgent(d.base, j.id)
 		}
+		if err != nil && !errors.Is(err, store.ErrAgentNotFound) {
+			d.log.Warn("recording an agent crawl failed", "agent", j.id, "error", err)
+		}
+		j.err = err
 		return
 	}
-	if ctx.Err() != nil {
+	j.err = err
+	if d.base.Err() != nil {
 		return // shutting down: not the agent's failure
 	}
-	msg := err.Error()
-	if e := apperr.As(err); e != nil {
-		msg = e.Message
-	}
-	removed, rerr := d.store.RecordCrawlFailure(ctx, a.ID, now, msg, d.next(now), d.cfg.MaxFailures)
+	removed, rerr := d.store.RecordCrawlFailure(d.base, j.id, now, message(err), d.nextCrawl(now), d.cfg.MaxFailures)
 	switch {
 	case rerr != nil && !errors.Is(rerr, store.ErrAgentNotFound):
-		d.log.Warn("recording an agent's failed crawl failed", "agent", a.ID, "error", rerr)
+		d.log.Warn("recording an agent's failed crawl failed", "agent", j.id, "error", rerr)
 	case removed:
-		d.log.Info("agent removed from the directory after failed crawls", "agent", a.ID, "url", a.URL, "failures", d.cfg.MaxFailures)
+		d.log.Info("agent removed from the directory after failed crawls", "agent", j.id, "url", j.url, "failures", d.cfg.MaxFailures)
 	}
+}
+
+// message is a crawl failure's words for the agent's record.
+func message(err error) string {
+	if e := apperr.As(err); e != nil {
+		return e.Message
+	}
+	return err.Error()
 }
 
 // Run re-crawls due agents until ctx ends, looking for due agents every

@@ -53,11 +53,19 @@ func (c *clock) add(d time.Duration) {
 
 func newDirectory(t *testing.T, s store.Store, clk *clock, allow ...string) *directory.Directory {
 	t.Helper()
-	d, err := directory.New(s, directory.Config{Allow: allow, Interval: time.Hour, MaxFailures: 3, Timeout: 5 * time.Second,
-		Now: clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return newDirectoryWith(t, s, directory.Config{Allow: allow, Interval: time.Hour, MaxFailures: 3, Timeout: 5 * time.Second, Now: clk.Now})
+}
+
+// newDirectoryWith builds a directory closed at the end of the test,
+// before the store (cleanups run last registered first).
+func newDirectoryWith(t *testing.T, s store.Store, cfg directory.Config) *directory.Directory {
+	t.Helper()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	d, err := directory.New(s, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(d.Close)
 	return d
 }
 
@@ -190,12 +198,9 @@ func TestRegisterRefusals(t *testing.T) {
 		t.Fatal("the guard let a request through to loopback")
 	}
 	for _, bad := range []string{"ftp://x/", "http://u:p@x/", "http://x/?q=1", "http://x/#f", "/relative", "http://", strings.Repeat("a", 3000)} {
-		if _, err := directory.NormalizeURL(bad); !errors.Is(err, directory.ErrBadURL) {
-			t.Errorf("NormalizeURL(%q) = %v, want ErrBadURL", bad, err)
+		if _, err := directory.Origin(bad); !errors.Is(err, directory.ErrBadURL) {
+			t.Errorf("Origin(%q) = %v, want ErrBadURL", bad, err)
 		}
-	}
-	if u, _ := directory.NormalizeURL("HTTP://Agent.Example:8080/a/"); u != "http://agent.example:8080/a" {
-		t.Errorf("NormalizeURL spelled %q", u)
 	}
 
 	// An agent that answers something else than a list is not registered.

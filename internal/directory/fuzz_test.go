@@ -1,7 +1,10 @@
 package directory
 
 import (
+	"net/url"
 	"testing"
+
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // FuzzParseWellKnown: whatever an agent answers, parsing never panics and
@@ -23,6 +26,35 @@ func FuzzParseWellKnown(f *testing.F) {
 			if err := c.Check(); err != nil {
 				t.Fatalf("%s kept what the store refuses: %v", wk.path, err)
 			}
+		}
+	})
+}
+
+// FuzzOrigin: whatever URL a client sends, Origin never panics, and what
+// it accepts is one origin, its own spelling, which every path of it
+// spells too, and which the store takes.
+func FuzzOrigin(f *testing.F) {
+	for _, seed := range []string{
+		"http://agent.example:8080/a/", "HTTPS://Bücher.Test:443/%61/../b", "http://[::ffff:127.0.0.1]:80", "http://127.1/",
+		"http://a..b/", "http://x:0/", "http://agent_1.local./", "http://[2001:DB8::1]/", "http://%C3%BC.test/", "http://xn--zz/",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		o, err := Origin(raw)
+		if err != nil {
+			return
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Path != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Host == "" ||
+			(u.Scheme != "http" && u.Scheme != "https") || len(o) > store.MaxAgentURLBytes {
+			t.Fatalf("Origin(%q) = %q, not an origin the store takes", raw, o)
+		}
+		if again, err := Origin(o); err != nil || again != o {
+			t.Fatalf("Origin(%q) = %q, but Origin of that is %q, %v", raw, o, again, err)
+		}
+		if sub, err := Origin(o + "/a/../b/%61/"); err != nil || sub != o {
+			t.Fatalf("a path of %q is %q, %v", o, sub, err)
 		}
 	})
 }

@@ -29,6 +29,41 @@ const (
 // ErrAgentNotFound is a lookup of an agent that is not registered.
 var ErrAgentNotFound = apperr.New(apperr.NotFound, "agent_not_found", "no agent with this id is registered")
 
+// The caps of one registrant (AgentReservation.PerDay and Total).
+var (
+	ErrAgentDailyCap = apperr.New(apperr.RateLimited, "agent_daily_limit",
+		"your address has registered as many new agents as it may in 24 hours; re-registering a known agent still works")
+	ErrAgentTotalCap = apperr.New(apperr.RateLimited, "agent_total_limit",
+		"agents registered from your address have reached their cap; re-registering a known agent still works")
+)
+
+// AgentRegistrationWindow is the rolling window of AgentReservation.PerDay.
+const AgentRegistrationWindow = 24 * time.Hour
+
+// AgentReservation is a registration's claim on an agent row, made before
+// its first crawl so that the caps hold however long the crawl takes.
+type AgentReservation struct {
+	URL        string // the agent's origin, as the directory spells it
+	Registrant string // the client registering (its address or IPv6 prefix)
+	At, Next   time.Time
+	// PerDay caps the new agents one registrant adds per rolling
+	// AgentRegistrationWindow (removed ones still count); Total caps the
+	// agents its registrations hold at once. 0 is no cap.
+	PerDay, Total int
+}
+
+// CapError is the cap a registrant with day new agents in the window and
+// total agents in the directory would pass by adding one, or nil.
+func (r AgentReservation) CapError(day, total int) error {
+	switch {
+	case r.PerDay > 0 && day >= r.PerDay:
+		return ErrAgentDailyCap.With(fmt.Sprintf("your address has registered %d new agents in the last 24 hours, the most it may; re-registering a known agent still works", day))
+	case r.Total > 0 && total >= r.Total:
+		return ErrAgentTotalCap.With(fmt.Sprintf("agents registered from your address number %d, the most it may hold; re-registering a known agent still works", total))
+	}
+	return nil
+}
+
 // AgentProtocol is one hash an agent lists as supported, with the sources
 // it gives for the document.
 type AgentProtocol struct {
@@ -196,6 +231,11 @@ type Agents interface {
 	// records the crawl on the agent already registered at url
 	// (created=false).
 	RegisterAgent(ctx context.Context, url string, at time.Time, crawl AgentCrawl, next time.Time) (a Agent, created bool, err error)
+	// ReserveAgent returns the agent registered at r.URL (created=false),
+	// or adds it, never crawled, within r's caps (ErrAgentDailyCap,
+	// ErrAgentTotalCap); the check and the insert are one step, so
+	// concurrent registrations from one registrant cannot pass a cap.
+	ReserveAgent(ctx context.Context, r AgentReservation) (a Agent, created bool, err error)
 	// RecordCrawl replaces an agent's state with a good crawl.
 	RecordCrawl(ctx context.Context, id int64, at time.Time, crawl AgentCrawl, next time.Time) error
 	// RecordCrawlFailure counts a failed crawl and keeps the last good
@@ -204,7 +244,8 @@ type Agents interface {
 	RecordCrawlFailure(ctx context.Context, id int64, at time.Time, reason string, next time.Time, maxFailures int) (removed bool, err error)
 	// GetAgent returns one agent with its lists, or ErrAgentNotFound.
 	GetAgent(ctx context.Context, id int64) (Agent, error)
-	// ListAgents lists agents without their lists (counts only).
+	// ListAgents lists agents without their lists (counts only); an agent
+	// no crawl has read yet is not listed.
 	ListAgents(ctx context.Context, q AgentQuery) (AgentPage, error)
 	// AgentsFor lists who speaks d and who refuses it.
 	AgentsFor(ctx context.Context, d protocol.Digest) (ProtocolAgents, error)

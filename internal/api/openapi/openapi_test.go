@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -181,6 +182,7 @@ type fixture struct {
 	// publisher's) serve the status scenarios.
 	replacement, cycle, foreign protocol.Digest
 	agent                       *httptest.Server // serves spec v0.2's /wellknown only
+	hanging                     *httptest.Server // answers nothing until the test ends
 }
 
 func newFixture(t *testing.T, opts ...api.Option) *fixture {
@@ -202,10 +204,11 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := directory.New(st, directory.Config{Allow: []string{"127.0.0.1/32"}, Logger: log})
+	dir, err := directory.New(st, directory.Config{Allow: []string{"127.0.0.1/32"}, Logger: log, RegisterWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(dir.Close) // before the store closes
 	opts = append([]api.Option{api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, false)), api.WithDirectory(dir)}, opts...)
 	s := api.New(svc, api.Config{Logger: log, MaxBodyBytes: 16 << 10}, opts...)
 	f := &fixture{srv: httptest.NewServer(s.Echo()), echo: s.Echo(), st: st}
@@ -218,6 +221,16 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 		_, _ = io.WriteString(w, `{"`+strings.Repeat("ab", 20)+`": ["https://example.org/p.md"]}`)
 	}))
 	t.Cleanup(f.agent.Close)
+	stopHanging := make(chan struct{})
+	f.hanging = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stopHanging:
+		case <-r.Context().Done():
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(f.hanging.Close)
+	t.Cleanup(func() { close(stopHanging) }) // before the server closes
 
 	pub, err := svc.CreateToken(ctx, "publisher", []store.Scope{store.ScopePublish})
 	if err != nil {
@@ -434,7 +447,8 @@ func scenarios(f *fixture) []scenario {
 		{name: "stats", op: "GET /api/v1/stats", method: "GET", path: "/api/v1/stats", status: 200},
 		{name: "register agent", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `"}`, status: 201},
 		{name: "register agent again", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `/"}`, status: 200},
-		{name: "register agent unreachable", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `/nothing"}`, status: 400},
+		{name: "register agent unreachable", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"http://127.0.0.1:1/"}`, status: 400},
+		{name: "register agent pending", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.hanging.URL + `"}`, status: 202},
 		{name: "register agent no token", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", body: `{"url":"http://x/"}`, status: 401},
 		{name: "register agent too large", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + big + `"}`, status: 413},
 		{name: "list agents", op: "GET /api/v1/agents", method: "GET", path: "/api/v1/agents?speaks=" + strings.Repeat("ab", 20), status: 200},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -435,6 +436,65 @@ func TestLogMigrationQueuesExistingDocuments(t *testing.T) {
 			}
 			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
 				t.Fatalf("Down: %v", err)
+			}
+			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
+				t.Fatalf("Up again: %v", err)
+			}
+		})
+	}
+}
+
+// agentOriginsVersion is the migration that makes an agent its origin.
+var agentOriginsVersion = map[string]uint{"postgres": 17, "sqlite": 17}
+
+// TestAgentOriginsMigration: agents registered at several paths of one
+// origin merge into the oldest, with only its lists; every URL becomes its
+// origin (default ports dropped) and is due for a crawl; the migration goes
+// down and up again.
+func TestAgentOriginsMigration(t *testing.T) {
+	d1, d2 := `'\x`+strings.Repeat("01", 20)+`'`, `'\x`+strings.Repeat("02", 20)+`'`
+	h1, h2 := `'`+strings.Repeat("01", 20)+`'`, `'`+strings.Repeat("02", 20)+`'`
+	urls := []string{"http://a.test/x", "http://a.test:80/y/", "https://b.test:443", "http://c.test:8080/p/q", "http://d.test"}
+	var pgRows, sqRows []string
+	for i, u := range urls {
+		pgRows = append(pgRows, fmt.Sprintf("(chr(10) || chr(10) || '%s', '%s', '2026-01-0%dZ', '2030-01-01Z')", u, u, i+1))
+		sqRows = append(sqRows, fmt.Sprintf("(char(10) || char(10) || '%s', '%s', %d, %d)", u, u, i+1, int64(1893456000000000)))
+	}
+	inserts := map[string]string{
+		"postgres": `INSERT INTO agents (text_key, url, registered_at, next_crawl_at) VALUES ` + strings.Join(pgRows, ", ") + `;
+			INSERT INTO agent_protocols (agent_id, digest, supported) VALUES (1, ` + d1 + `, true), (2, ` + d1 + `, true), (2, ` + d2 + `, true)`,
+		"sqlite": `INSERT INTO agents (text_key, url, registered_at, next_crawl_at) VALUES ` + strings.Join(sqRows, ", ") + `;
+			INSERT INTO agent_protocols (agent_id, hex, supported) VALUES (1, ` + h1 + `, 1), (2, ` + h1 + `, 1), (2, ` + h2 + `, 1)`,
+	}
+	dueNow := map[string]string{
+		"postgres": "SELECT url FROM agents WHERE next_crawl_at < '2029-01-01Z' ORDER BY id",
+		"sqlite":   "SELECT url FROM agents WHERE next_crawl_at < 1861920000000000 ORDER BY id",
+	}
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			below := upOverOldRows(t, db, agentOriginsVersion[name], inserts[name])
+			want := "http://a.test,https://b.test,http://c.test:8080,http://d.test"
+			if got := strings.Join(db.column(t, "SELECT url FROM agents ORDER BY id"), ","); got != want {
+				t.Fatalf("agents after the migration: %s, want %s", got, want)
+			}
+			if got := strings.Join(db.column(t, "SELECT CAST(id AS TEXT) FROM agents ORDER BY id"), ","); got != "1,3,4,5" {
+				t.Fatalf("ids after the migration: %s, want the oldest of a.test kept", got)
+			}
+			if got := strings.Join(db.column(t, "SELECT CAST(agent_id AS TEXT) FROM agent_protocols"), ","); got != "1" {
+				t.Fatalf("lists after the migration: %s, want only the kept agent's", got)
+			}
+			if got := strings.Join(db.column(t, "SELECT substr(text_key, 3) FROM agents ORDER BY id"), ","); got != want {
+				t.Fatalf("text keys after the migration: %s", got)
+			}
+			if got := strings.Join(db.column(t, dueNow[name]), ","); got != "http://a.test,https://b.test,http://c.test:8080" {
+				t.Fatalf("due after the migration: %s, want every agent whose URL changed", got)
+			}
+			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
+				t.Fatalf("Down: %v", err)
+			}
+			if slices.Contains(db.tables(t), "agent_registrations") {
+				t.Fatalf("tables after Down: %v", db.tables(t))
 			}
 			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 				t.Fatalf("Up again: %v", err)

@@ -56,6 +56,58 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 	return a, created, err
 }
 
+// ReserveAgent returns the agent at r.URL, or adds it within the
+// registrant's caps. An advisory lock per registrant makes the count and
+// the insert one step across connections and replicas.
+func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (store.Agent, bool, error) {
+	if r.URL == "" || len(r.URL) > store.MaxAgentURLBytes {
+		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var (
+		id      int64
+		created bool
+	)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('agora-registry agent registrant ' || $1))`, r.Registrant); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `SELECT id FROM agents WHERE url = $1`, r.URL).Scan(&id)
+		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		since := r.At.Add(-store.AgentRegistrationWindow)
+		if _, err := tx.Exec(ctx, `DELETE FROM agent_registrations WHERE registered_at <= $1`, since); err != nil {
+			return err
+		}
+		var day, total int
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = $1 AND registered_at > $2),
+			(SELECT count(*) FROM agents WHERE registrant = $1 AND registrant <> '')`, r.Registrant, since).Scan(&day, &total); err != nil {
+			return err
+		}
+		if err := r.CapError(day, total); err != nil {
+			return err
+		}
+		err = tx.QueryRow(ctx, `INSERT INTO agents (url, registrant, registered_at, next_crawl_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (url) DO NOTHING RETURNING id`, r.URL, r.Registrant, r.At, r.Next).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) { // another registrant added it meanwhile
+			return tx.QueryRow(ctx, `SELECT id FROM agents WHERE url = $1`, r.URL).Scan(&id)
+		}
+		if err != nil {
+			return err
+		}
+		created = true
+		_, err = tx.Exec(ctx, `INSERT INTO agent_registrations (registrant, registered_at) VALUES ($1, $2)`, r.Registrant, r.At)
+		return err
+	})
+	if err != nil {
+		return store.Agent{}, false, mapErr(err)
+	}
+	a, err := s.GetAgent(ctx, id)
+	return a, created, err
+}
+
 // RecordCrawl replaces an agent's state with a good crawl.
 func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
 	if err := crawl.Check(); err != nil {
@@ -183,7 +235,7 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 	rows, err := s.pool.Query(ctx, `SELECT `+agentColumns+` FROM agents a WHERE id > $1
 		AND ($2::bytea IS NULL OR EXISTS (SELECT 1 FROM agent_protocols p WHERE p.agent_id = a.id AND p.digest = $2 AND p.supported))
 		AND ($3 = '' OR $3 = ANY (kinds))
-		AND ($4 = '' OR text_key LIKE $5)
+		AND ($4 = '' OR text_key LIKE $5) AND last_seen_at IS NOT NULL
 		ORDER BY id LIMIT $6`, after, speaks, q.Kind, q.Text, store.LikePattern(q.Text), q.Limit+1)
 	if err != nil {
 		return store.AgentPage{}, mapErr(err)

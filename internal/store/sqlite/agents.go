@@ -78,6 +78,53 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 	return a, created, err
 }
 
+// agentCapsQuery counts a registrant's new agents since a time and its
+// agents; both read an index (the second names the partial index's
+// condition, which a bound parameter alone cannot prove).
+const agentCapsQuery = `SELECT (SELECT count(*) FROM agent_registrations WHERE registrant = ? AND registered_at > ?),
+	(SELECT count(*) FROM agents WHERE registrant = ? AND registrant <> '')`
+
+// ReserveAgent returns the agent at r.URL, or adds it within the
+// registrant's caps (one write transaction: writes are serialised).
+func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (store.Agent, bool, error) {
+	if r.URL == "" || len(r.URL) > store.MaxAgentURLBytes {
+		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+	}
+	var (
+		id      int64
+		created bool
+	)
+	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM agents WHERE url = ?`, r.URL).Scan(&id)
+		if err == nil || !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		since := r.At.Add(-store.AgentRegistrationWindow).UnixMicro()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM agent_registrations WHERE registered_at <= ?`, since); err != nil {
+			return err
+		}
+		var day, total int
+		if err := tx.QueryRowContext(ctx, agentCapsQuery, r.Registrant, since, r.Registrant).Scan(&day, &total); err != nil {
+			return err
+		}
+		if err := r.CapError(day, total); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `INSERT INTO agents (url, registrant, registered_at, next_crawl_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			r.URL, r.Registrant, r.At.UnixMicro(), r.Next.UnixMicro()).Scan(&id); err != nil {
+			return err
+		}
+		created = true
+		_, err = tx.ExecContext(ctx, `INSERT INTO agent_registrations (registrant, registered_at) VALUES (?, ?)`, r.Registrant, r.At.UnixMicro())
+		return err
+	})
+	if err != nil {
+		return store.Agent{}, false, mapErr(err)
+	}
+	a, err := s.GetAgent(ctx, id)
+	return a, created, err
+}
+
 // RecordCrawl replaces an agent's state with a good crawl.
 func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
 	if err := crawl.Check(); err != nil {
@@ -203,7 +250,7 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 		return store.AgentPage{}, err
 	}
 	var (
-		where = []string{"id > ?"}
+		where = []string{"id > ?", "last_seen_at IS NOT NULL"}
 		args  = []any{after}
 	)
 	if q.Speaks != nil {

@@ -30,6 +30,11 @@ func (s *Store) queryPlan(ctx context.Context, query string, args ...any) ([]str
 	return plan, rows.Err()
 }
 
+// AgentCapsPlan is the query plan of a registration's cap counts.
+func (s *Store) AgentCapsPlan(ctx context.Context) ([]string, error) {
+	return s.queryPlan(ctx, agentCapsQuery, "x", 0, "x")
+}
+
 // ResolvePlan is the query plan of the batch resolve query.
 func (s *Store) ResolvePlan(ctx context.Context) ([]string, error) {
 	return s.queryPlan(ctx, resolveQuery, "[]")

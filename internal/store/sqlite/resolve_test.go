@@ -57,3 +57,17 @@ func TestLineageProbesTheSuccessorIndex(t *testing.T) {
 		t.Fatalf("lineage plan does not probe documents_supersedes_own:\n%s", joined)
 	}
 }
+
+// A registration's cap counts search the registrant's index entries, never
+// the whole directory.
+func TestAgentCapsSearchTheRegistrantIndexes(t *testing.T) {
+	plan, err := openTemp(t).AgentCapsPlan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "\n")
+	if strings.Contains(joined, "SCAN agent") || !strings.Contains(joined, "agents_registrant (registrant=?)") ||
+		!strings.Contains(joined, "agent_registrations_registrant (registrant=? AND registered_at>?)") {
+		t.Fatalf("the cap counts do not search their indexes:\n%s", joined)
+	}
+}

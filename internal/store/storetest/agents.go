@@ -3,6 +3,8 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -154,5 +156,105 @@ func testAgents(t *testing.T, open Opener) {
 	tooMany := store.AgentCrawl{Supported: make([]store.AgentProtocol, store.MaxAgentProtocols+1)}
 	if _, _, err := s.RegisterAgent(c, "http://big.test/", now, tooMany, now); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("a crawl over the limits: %v", err)
+	}
+}
+
+// testAgentReservations: a registration claims its agent before the first
+// crawl, within its registrant's caps; an unread agent is not listed.
+func testAgentReservations(t *testing.T, open Opener) {
+	s := open(t)
+	c := ctx(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	reserve := func(url, who string, at time.Time) (store.Agent, bool, error) {
+		return s.ReserveAgent(c, store.AgentReservation{URL: url, Registrant: who, At: at, Next: at.Add(time.Hour), PerDay: 2, Total: 3})
+	}
+	a, created, err := reserve("http://r1.test", "192.0.2.1", now)
+	noErr(t, "ReserveAgent", err)
+	if !created || a.LastCrawled != nil || a.LastSeen != nil || !sameTime(a.NextCrawl, now.Add(time.Hour)) {
+		t.Fatalf("a reserved agent: %+v, created %v", a, created)
+	}
+	if p, err := s.ListAgents(c, store.AgentQuery{}); err != nil || len(p.Agents) != 0 {
+		t.Fatalf("an agent no crawl has read is listed: %+v, %v", p.Agents, err)
+	}
+	again, created, err := reserve("http://r1.test", "192.0.2.1", now)
+	noErr(t, "ReserveAgent again", err)
+	if created || again.ID != a.ID {
+		t.Fatalf("reserving a known agent: %+v, created %v", again, created)
+	}
+	_, _, err = reserve("http://r2.test", "192.0.2.1", now)
+	noErr(t, "ReserveAgent r2", err)
+	if _, _, err := reserve("http://r3.test", "192.0.2.1", now); !errors.Is(err, store.ErrAgentDailyCap) {
+		t.Fatalf("a third new agent in a day (cap 2): %v", err)
+	}
+	if _, created, err := reserve("http://r1.test", "192.0.2.1", now); err != nil || created {
+		t.Fatalf("a known agent at the cap: %v, created %v", err, created)
+	}
+	if _, _, err := reserve("http://other.test", "192.0.2.2", now); err != nil {
+		t.Fatalf("another registrant is held by the first one's cap: %v", err)
+	}
+	tomorrow := now.Add(store.AgentRegistrationWindow + time.Minute)
+	r3, _, err := reserve("http://r3.test", "192.0.2.1", tomorrow)
+	noErr(t, "ReserveAgent a day later", err)
+	if _, _, err := reserve("http://r4.test", "192.0.2.1", tomorrow); !errors.Is(err, store.ErrAgentTotalCap) {
+		t.Fatalf("a fourth agent held (cap 3): %v", err)
+	}
+	// A removed agent frees its place in the total, not in the day.
+	removed, err := s.RecordCrawlFailure(c, r3.ID, tomorrow, "gone", tomorrow, 1)
+	noErr(t, "RecordCrawlFailure", err)
+	if !removed {
+		t.Fatal("maxFailures 1 kept the agent")
+	}
+	_, _, err = reserve("http://r4.test", "192.0.2.1", tomorrow)
+	noErr(t, "ReserveAgent after a removal", err)
+	if _, _, err := reserve("http://r5.test", "192.0.2.1", tomorrow); !errors.Is(err, store.ErrAgentDailyCap) {
+		t.Fatalf("a removed agent no longer counts in its day: %v", err)
+	}
+
+	noErr(t, "RecordCrawl", s.RecordCrawl(c, a.ID, now, crawlOf("R1", nil, []int{7}, nil), now.Add(time.Hour)))
+	p, err := s.ListAgents(c, store.AgentQuery{})
+	noErr(t, "ListAgents", err)
+	if len(p.Agents) != 1 || p.Agents[0].ID != a.ID {
+		t.Fatalf("after its first crawl, the list is %+v", p.Agents)
+	}
+	counts, err := s.SpeakerCounts(c, []protocol.Digest{digestN(7)})
+	noErr(t, "SpeakerCounts", err)
+	if counts[digestN(7)] != 1 {
+		t.Fatalf("SpeakerCounts = %v", counts)
+	}
+}
+
+// testAgentCapsConcurrent: registrations racing from one registrant add
+// no more agents than its cap.
+func testAgentCapsConcurrent(t *testing.T, open Opener) {
+	s := open(t)
+	c := ctx(t)
+	now := time.Now()
+	const racers, total = 12, 3
+	var (
+		wg      sync.WaitGroup
+		created atomic.Int32
+		errs    = make(chan error, racers)
+	)
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, ok, err := s.ReserveAgent(c, store.AgentReservation{URL: fmt.Sprintf("http://race%d.test", i), Registrant: "198.51.100.7",
+				At: now, Next: now, PerDay: 100, Total: total})
+			switch {
+			case ok:
+				created.Add(1)
+			case !errors.Is(err, store.ErrAgentTotalCap):
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("a racing reservation: %v", err)
+	}
+	if n := created.Load(); n != total {
+		t.Fatalf("%d racing reservations added %d agents, want the cap %d", racers, n, total)
 	}
 }
