@@ -129,7 +129,7 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	if kept := keptScenarios(r); kept != "" {
 		fmt.Fprintf(b, " Kept from an earlier run with the same settings: %s.", kept)
 	}
-	b.WriteString("\n\n| scenario | req/s | CPU µs/resp | p99 ms | ratio | fixed rate | p95 ms | p99 ms | errors |\n")
+	b.WriteString("\n\n| scenario | req/s | CPU µs/resp | p99 ms | ratio | fixed rate | fixed p95 ms | fixed p99 ms | errors |\n")
 	b.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---|\n")
 	for _, name := range AllScenarios {
 		s := r.Scenarios[name]
