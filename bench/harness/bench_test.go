@@ -156,10 +156,11 @@ func TestReportKeepsHandWrittenText(t *testing.T) {
 	}
 	got, _ := os.ReadFile(report)
 	s := string(got)
-	for _, want := range []string{"intro\n", "\noutro\n", "0.90× net/http", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**",
+	for _, want := range []string{"intro\n", "\noutro\n", "### SQLite, N = 10\n", "| hot raw fetch ≥ 0.8× net/http | 0.90× | met |", "7.00 ms at 500/s | **missed**",
 		"| publish ≥ 1,000 new docs/s, 16 clients | 300/s | not a target (set for PostgreSQL) |",
-		"| cold | **registry** | fixed 1,000/s (over capacity) |", "| hot | **registry** | fixed 500/s | 0 | 499 | – |", "| hot | **registry** | saturation | 0 | 900 | 25.0 |", "CPU 1.25× net/http's",
-		"kept from an earlier run of the same settings (a later partial run did not measure them): cold (2026-01-02 03:04 UTC)."} {
+		"| cold | – | – | – | – | 1,000/s † | 0.00 | 200.00 | 0 |",
+		"| hot | 900 | 25.0 | 0.00 | 0.90× net/http, CPU 1.25× net/http's | 500/s | 0.00 | 7.00 | 0 |",
+		"Kept from an earlier run with the same settings: cold (2026-01-02 03:04 UTC)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
@@ -213,5 +214,39 @@ func TestHotLatencyTargetSaysWhichRateWasMeasured(t *testing.T) {
 	}
 	if got := run(false); !strings.Contains(got, "(measured at half the registry's own rate: no baseline in this run) | 3.00 ms at 500/s | met |") {
 		t.Errorf("without a baseline:\n%s", got)
+	}
+}
+
+// TestReportShowsOneRunPerEngine checks the compact report: each engine's
+// table is its run at the target size (else its largest N), its other runs
+// appear only in its growth table.
+func TestReportShowsOneRunPerEngine(t *testing.T) {
+	run := func(engine string, n int, rps float64) *EngineRun {
+		return &EngineRun{Engine: engine, N: n, Scenarios: map[string]*ScenarioResult{"hot": {Name: "hot", Measurements: []Measurement{
+			{Server: "registry", Mode: "saturation", RPS: rps, Errors: 2, Codes: map[string]int{"200": 5, "503": 2}},
+			{Server: "registry", Mode: "fixed", TargetRate: rps / 2, RPS: rps / 2, P99ms: 3, Errors: 1, Codes: map[string]int{"503": 1}},
+		}}}}
+	}
+	got := string(RenderRuns([]*EngineRun{
+		run("sqlite", 10_000, 1000), run("sqlite", TargetN, 2000), run("sqlite", 1_000_000, 3000),
+		run("postgres", 10_000, 4000), run("postgres", 1_000_000, 5000),
+	}))
+	for _, want := range []string{
+		"### SQLite, N = 100,000\n", "| hot | 2,000 |", "Targets, SQLite at N = 100,000:",
+		"| scenario | N = 10,000 | N = 100,000 | N = 1,000,000 |\n", "| hot | 1,000 (3.0) | 2,000 (3.0) | 3,000 (3.0) |",
+		"### PostgreSQL, N = 1,000,000\n", "| hot | 5,000 |", "| hot | 4,000 (3.0) | 5,000 (3.0) |",
+		"| 3 (503×3) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"### SQLite, N = 10,000", "### SQLite, N = 1,000,000", "### PostgreSQL, N = 10,000\n"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("report has %q: one table per engine\n%s", unwanted, got)
+		}
+	}
+	if n := strings.Count(got, "| scenario | req/s |"); n != 2 {
+		t.Errorf("%d run tables, want one per engine", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The report's generated part lives between these markers; everything else
@@ -41,19 +42,49 @@ func WriteReport(resultsDir, reportPath string) error {
 	return os.WriteFile(reportPath, out, 0o644)
 }
 
-// RenderRuns renders the generated Markdown, markers included.
+// TargetN is the corpus size the targets are set at: each engine's table
+// shows its run at this N (or its largest N when none is stored).
+const TargetN = 100_000
+
+// RenderRuns renders the generated Markdown, markers included: per engine,
+// one table of the run at TargetN, its targets, and its growth across N.
 func RenderRuns(runs []*EngineRun) []byte {
 	var b bytes.Buffer
 	b.WriteString(beginMarker + "\n\n")
 	if len(runs) == 0 {
 		b.WriteString("No runs recorded yet.\n\n")
 	}
+	byEngine := map[string][]*EngineRun{}
+	var engines []string
 	for _, r := range runs {
-		renderRun(&b, r)
+		if byEngine[r.Engine] == nil {
+			engines = append(engines, r.Engine)
+		}
+		byEngine[r.Engine] = append(byEngine[r.Engine], r)
 	}
-	renderGrowth(&b, runs)
+	for _, e := range engines {
+		rs := byEngine[e]
+		r := targetRun(rs)
+		renderRun(&b, r)
+		renderTargets(&b, r)
+		renderGrowth(&b, rs)
+	}
 	b.WriteString(endMarker)
 	return b.Bytes()
+}
+
+// targetRun picks the run at TargetN, else the largest N stored.
+func targetRun(rs []*EngineRun) *EngineRun {
+	best := rs[0]
+	for _, r := range rs {
+		if r.N == TargetN {
+			return r
+		}
+		if r.N > best.N {
+			best = r
+		}
+	}
+	return best
 }
 
 func engineTitle(e string) string {
@@ -66,10 +97,12 @@ func engineTitle(e string) string {
 	return e
 }
 
+// renderRun writes one row per scenario: the registry at saturation, its
+// ratios to the baselines, and its latency at the fixed rate.
 func renderRun(b *bytes.Buffer, r *EngineRun) {
 	m := r.Machine
 	fmt.Fprintf(b, "### %s, N = %s\n\n", engineTitle(r.Engine), thousands(r.N))
-	fmt.Fprintf(b, "Run %s on %d × %s, %s MiB RAM, %s", r.Date.Format("2006-01-02 15:04 UTC"), m.CPUs, m.CPUModel, thousands(int(m.MemoryMiB)), m.Go)
+	fmt.Fprintf(b, "Run %s; %d × %s, %s MiB RAM, %s", r.Date.Format("2006-01-02 15:04 UTC"), m.CPUs, m.CPUModel, thousands(int(m.MemoryMiB)), m.Go)
 	if m.PostgreSQL != "" {
 		fmt.Fprintf(b, ", PostgreSQL %s", m.PostgreSQL)
 	}
@@ -78,63 +111,68 @@ func renderRun(b *bytes.Buffer, r *EngineRun) {
 	}
 	fmt.Fprintf(b, "; load average %.2f at the start", m.Load1)
 	if m.Load1 > float64(m.CPUs) {
-		// The 1-minute average also counts the run just before (the 10k run
-		// after a 100k one starts above 2 with nothing else running), so
-		// the note says what is known, not who the work was.
-		b.WriteString(" (**above the core count: the machine was busy just before this run; compare ratios within the run**)")
+		// The 1-minute average also counts the run just before, so the
+		// note says what is known, not who the work was.
+		b.WriteString(" (**above the core count: compare ratios within the run**)")
 	}
-	fmt.Fprintf(b, ". %d connections (publish: %d clients), %.0f s per measurement; search words: common %q, rare %q, tag %q.\n\n", r.Connections, publishClients, r.Seconds, r.Words[0], r.Words[1], r.Words[2])
+	fmt.Fprintf(b, "; %d connections (publish: %d clients), %.0f s per measurement.", r.Connections, publishClients, r.Seconds)
 	if r.Import != nil {
-		fmt.Fprintf(b, "- Bulk import: %s documents (%.1f MiB) in %.2f s = **%s docs/s** (%s).\n", thousands(r.Import.Documents), float64(r.Import.Bytes)/(1<<20), r.Import.Seconds, thousands(int(r.Import.DocsPerSec)), r.Import.Command)
+		fmt.Fprintf(b, " Bulk import %s docs/s;", thousands(int(r.Import.DocsPerSec)))
 	}
-	fmt.Fprintf(b, "- Ready to serve after start on the existing store: **%.0f ms** (process start to the first 200 on a raw URL).\n", r.ReadyMs)
-	fmt.Fprintf(b, "- Registry memory when ready: %.1f MiB resident.\n", mib(r.IdleMemory.RSSKiB))
+	fmt.Fprintf(b, " ready %.0f ms after start, %.1f MiB resident.", r.ReadyMs, mib(r.IdleMemory.RSSKiB))
 	if r.Pgbench != nil {
-		fmt.Fprintf(b, "- `%s` on the same PostgreSQL: **%s tps** (average latency %.2f ms).\n", r.Pgbench.Command, thousands(int(r.Pgbench.TPS)), r.Pgbench.LatencyMs)
+		fmt.Fprintf(b, " `%s`: %s tps.", r.Pgbench.Command, thousands(int(r.Pgbench.TPS)))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(b, "- Note: %s\n", n)
+		fmt.Fprintf(b, " Note: %s.", strings.TrimSuffix(n, "."))
 	}
 	if kept := keptScenarios(r); kept != "" {
-		fmt.Fprintf(b, "- Note: kept from an earlier run of the same settings (a later partial run did not measure them): %s.\n", kept)
+		fmt.Fprintf(b, " Kept from an earlier run with the same settings: %s.", kept)
 	}
-	b.WriteString("\n| scenario | server | mode | conns | req/s | CPU µs/resp | p50 ms | p95 ms | p99 ms | max ms | errors | peak RSS MiB | ratio |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n\n| scenario | req/s | CPU µs/resp | p99 ms | ratio | fixed rate | fixed p95 ms | fixed p99 ms | errors |\n")
+	b.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---|\n")
 	for _, name := range AllScenarios {
 		s := r.Scenarios[name]
-		if s == nil {
+		sat, fixed := s.Find("registry", "saturation"), s.Find("registry", "fixed")
+		if sat == nil && fixed == nil {
 			continue
 		}
-		for _, x := range s.Measurements {
-			mode := "saturation"
-			if x.Mode == "fixed" {
-				mode = fmt.Sprintf("fixed %s/s", thousands(int(x.TargetRate)))
-				if overCapacity(x) {
-					mode += " (over capacity)"
-				}
-			}
-			server := x.Server
-			if server == "registry" {
-				server = "**registry**"
-			}
-			rss := "–"
-			if x.Memory.PeakKiB > 0 {
-				rss = fmt.Sprintf("%.0f", mib(x.Memory.PeakKiB))
-			}
+		satCols, fixedCols := "– | – | – | –", "– | – | –"
+		if sat != nil {
 			cpu := "–"
-			if x.CPUus > 0 {
-				cpu = fmt.Sprintf("%.1f", x.CPUus)
+			if sat.CPUus > 0 {
+				cpu = fmt.Sprintf("%.1f", sat.CPUus)
 			}
-			errs := fmt.Sprint(x.Errors)
-			if x.Errors > 0 {
-				errs += " (" + codes(x.Codes) + ")"
-			}
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %s | %s | %s |\n",
-				name, server, mode, x.Connections, thousands(int(x.RPS)), cpu, x.P50ms, x.P95ms, x.P99ms, x.MaxMs, errs, rss, ratios(r, s, x))
+			satCols = fmt.Sprintf("%s | %s | %.2f | %s", thousands(int(sat.RPS)), cpu, sat.P99ms, ratios(r, s, *sat))
 		}
+		if fixed != nil {
+			mark := ""
+			if overCapacity(*fixed) {
+				mark = " †"
+			}
+			fixedCols = fmt.Sprintf("%s/s%s | %.2f | %.2f", thousands(int(fixed.TargetRate)), mark, fixed.P95ms, fixed.P99ms)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, satCols, fixedCols, errorCount(sat, fixed))
 	}
 	b.WriteString("\n")
-	renderTargets(b, r)
+}
+
+// errorCount sums the errors of a scenario's registry measurements.
+func errorCount(ms ...*Measurement) string {
+	n, all := 0, map[string]int{}
+	for _, m := range ms {
+		if m == nil {
+			continue
+		}
+		n += m.Errors
+		for k, v := range m.Codes {
+			all[k] += v
+		}
+	}
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", n, codes(all))
 }
 
 // overCapacity reports a fixed-rate measurement whose server answered
@@ -169,7 +207,7 @@ func ratios(r *EngineRun, s *ScenarioResult, x Measurement) string {
 	return strings.Join(parts, ", ")
 }
 
-// renderTargets checks the issue's targets against this run.
+// renderTargets checks the registry's targets against this run.
 func renderTargets(b *bytes.Buffer, r *EngineRun) {
 	type row struct{ target, measured, verdict string }
 	var rows []row
@@ -211,8 +249,8 @@ func renderTargets(b *bytes.Buffer, r *EngineRun) {
 		}
 	}
 	if x := reg("publish-new", "saturation"); x != nil {
-		// The issue sets the publish rate for PostgreSQL only: SQLite has
-		// one writer by design, so its figure is reported, not judged.
+		// The publish rate is a target for PostgreSQL only: SQLite has one
+		// writer by design, so its figure is reported, not judged.
 		v := "not a target (set for PostgreSQL)"
 		if r.Engine == "postgres" {
 			v = verdict(x.RPS >= 1000 && x.Errors == 0)
@@ -237,67 +275,60 @@ func renderTargets(b *bytes.Buffer, r *EngineRun) {
 		rows = append(rows, row{"resident memory < 100 MiB under load", fmt.Sprintf("%.0f MiB peak", mib(peak)), verdict(mib(peak) < 100)})
 	}
 	rows = append(rows, row{"ready < 1 s after start", fmt.Sprintf("%.0f ms", r.ReadyMs), verdict(r.ReadyMs < 1000)})
-	b.WriteString("| target | measured | verdict |\n|---|---|---|\n")
+	fmt.Fprintf(b, "Targets, %s at N = %s:\n\n| target | measured | verdict |\n|---|---|---|\n", engineTitle(r.Engine), thousands(r.N))
 	for _, x := range rows {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", x.target, x.measured, x.verdict)
 	}
 	b.WriteString("\n")
 }
 
-// renderGrowth shows how the registry's cost grows with N, per engine.
-func renderGrowth(b *bytes.Buffer, runs []*EngineRun) {
-	byEngine := map[string][]*EngineRun{}
-	var engines []string
-	for _, r := range runs {
-		if byEngine[r.Engine] == nil {
-			engines = append(engines, r.Engine)
-		}
-		byEngine[r.Engine] = append(byEngine[r.Engine], r)
+// renderGrowth shows how the registry's cost grows with N on one engine.
+func renderGrowth(b *bytes.Buffer, rs []*EngineRun) {
+	if len(rs) < 2 {
+		return
 	}
-	for _, e := range engines {
-		rs := byEngine[e]
-		if len(rs) < 2 {
-			continue
-		}
-		fmt.Fprintf(b, "### Growth with N, %s\n\nRegistry at saturation: req/s (p99 ms at the fixed rate; † the fixed rate was over the registry's capacity, so that p99 is mostly queueing).\n\n| scenario |", engineTitle(e))
+	fmt.Fprintf(b, "Growth with N, %s: registry req/s at saturation (p99 ms at the fixed rate).\n\n| scenario |", engineTitle(rs[0].Engine))
+	for _, r := range rs {
+		fmt.Fprintf(b, " N = %s |", thousands(r.N))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
+	for _, name := range AllScenarios {
+		fmt.Fprintf(b, "| %s |", name)
 		for _, r := range rs {
-			fmt.Fprintf(b, " N = %s |", thousands(r.N))
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
-		for _, name := range AllScenarios {
-			fmt.Fprintf(b, "| %s |", name)
-			for _, r := range rs {
-				sat, fixed := r.Scenarios[name].Find("registry", "saturation"), r.Scenarios[name].Find("registry", "fixed")
-				if sat == nil || fixed == nil {
-					b.WriteString(" – |")
-					continue
-				}
-				mark := ""
-				if overCapacity(*fixed) {
-					mark = "†"
-				}
-				fmt.Fprintf(b, " %s (%.1f%s) |", thousands(int(sat.RPS)), fixed.P99ms, mark)
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("| bulk import docs/s |")
-		for _, r := range rs {
-			if r.Import == nil {
+			sat, fixed := r.Scenarios[name].Find("registry", "saturation"), r.Scenarios[name].Find("registry", "fixed")
+			if sat == nil || fixed == nil {
 				b.WriteString(" – |")
-			} else {
-				fmt.Fprintf(b, " %s |", thousands(int(r.Import.DocsPerSec)))
+				continue
 			}
+			mark := ""
+			if overCapacity(*fixed) {
+				mark = " †"
+			}
+			fmt.Fprintf(b, " %s (%.1f%s) |", thousands(int(sat.RPS)), fixed.P99ms, mark)
 		}
-		b.WriteString("\n| ready ms |")
-		for _, r := range rs {
-			fmt.Fprintf(b, " %.0f |", r.ReadyMs)
-		}
-		b.WriteString("\n| RSS when ready MiB |")
-		for _, r := range rs {
-			fmt.Fprintf(b, " %.0f |", mib(r.IdleMemory.RSSKiB))
-		}
-		b.WriteString("\n\n")
+		b.WriteString("\n")
 	}
+	b.WriteString("| bulk import docs/s |")
+	for _, r := range rs {
+		if r.Import == nil {
+			b.WriteString(" – |")
+		} else {
+			fmt.Fprintf(b, " %s |", thousands(int(r.Import.DocsPerSec)))
+		}
+	}
+	b.WriteString("\n| ready ms |")
+	for _, r := range rs {
+		fmt.Fprintf(b, " %.0f |", r.ReadyMs)
+	}
+	b.WriteString("\n| RSS when ready MiB |")
+	for _, r := range rs {
+		fmt.Fprintf(b, " %.0f |", mib(r.IdleMemory.RSSKiB))
+	}
+	b.WriteString("\n| run |")
+	for _, r := range rs {
+		fmt.Fprintf(b, " %s, load %.1f |", r.Date.Format("2006-01-02"), r.Machine.Load1)
+	}
+	b.WriteString("\n\n")
 }
 
 func codes(c map[string]int) string {
@@ -339,13 +370,29 @@ func hasBaseline(r *EngineRun, server string) bool {
 }
 
 // keptScenarios names the scenarios measured before the run's own start,
-// with their dates: a partial run keeps the scenarios it did not measure.
+// with when: a partial run keeps the scenarios it did not measure.
 func keptScenarios(r *EngineRun) string {
-	var parts []string
+	var names []string
+	var first, last time.Time
 	for _, name := range AllScenarios {
-		if sc := r.Scenarios[name]; sc != nil && !sc.Date.IsZero() && sc.Date.Before(r.Date) {
-			parts = append(parts, fmt.Sprintf("%s (%s)", name, sc.Date.Format("2006-01-02 15:04 UTC")))
+		sc := r.Scenarios[name]
+		if sc == nil || sc.Date.IsZero() || !sc.Date.Before(r.Date) {
+			continue
+		}
+		names = append(names, name)
+		if first.IsZero() || sc.Date.Before(first) {
+			first = sc.Date
+		}
+		if sc.Date.After(last) {
+			last = sc.Date
 		}
 	}
-	return strings.Join(parts, ", ")
+	if names == nil {
+		return ""
+	}
+	when := first.Format("2006-01-02 15:04")
+	if last.Sub(first) >= time.Minute {
+		when += "–" + last.Format("15:04")
+	}
+	return fmt.Sprintf("%s (%s UTC)", strings.Join(names, ", "), when)
 }
