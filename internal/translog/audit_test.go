@@ -38,6 +38,7 @@ type fakeRegistry struct {
 	gone   map[protocol.Digest]bool
 	// Lies and faults.
 	lookupFrom *fakeRegistry                           // answer lookups from another log
+	lookupLast bool                                    // answer a document's last record, not its first
 	fetch      func(d protocol.Digest) ([]byte, error) // the raw answer
 	tileFault  func(path string) error                 // a tile request fails
 	feedLie    func(c *translog.Change)                // the feed changes a record
@@ -155,7 +156,12 @@ func (f *fakeRegistry) LogLookup(ctx context.Context, d agora.Digest) ([]byte, e
 	if f.lookupFrom != nil {
 		return f.lookupFrom.LogLookup(ctx, d)
 	}
-	for i, text := range f.texts {
+	for j := range f.texts {
+		i := j
+		if f.lookupLast {
+			i = len(f.texts) - 1 - j
+		}
+		text := f.texts[i]
 		r, err := translog.ParseRecord(text)
 		if err == nil && r.Digest == d {
 			msg, err := tlog.FormatRecord(int64(i), text)
@@ -444,4 +450,13 @@ func TestAuditTransient503(t *testing.T) {
 	if a.Fork != nil || err == nil || translog.Proven(err) || errors.Is(err, translog.ErrFork) {
 		t.Fatalf("a registry whose tiles answer 503: fork %+v, %v; want an error that is not proven", a.Fork, err)
 	}
+}
+
+// Check: the lookup answers the document's first (publish) record, the
+// one the scan of the tree found. The registry answers its withdrawal
+// record instead (a genuine record of the document, proved included).
+func TestAuditLookupAnswersAnotherRecord(t *testing.T) {
+	f, ds := honestFake(t)
+	f.lookupLast = true
+	wantExit(t, audit(t, f, translog.State{}, ds[2]), 1, "the log's first record of it is 2")
 }
