@@ -32,10 +32,6 @@ const (
 // verifyBackoff is the wait before the first retry of a transient failure.
 var verifyBackoff = 250 * time.Millisecond
 
-// verifySettle is how long verify waits before re-reading the log when the
-// registry's status of a document is ahead of it (a change still queued).
-var verifySettle = 3 * time.Second
-
 // verifyCmd audits a registry's log: the checkpoint's consistency with the
 // one remembered, every record against the signed tree, and the documents
 // named (or a sample) as served against their records. One line per
@@ -84,7 +80,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 		st.VerifierKey = wk.Log.VerifierKey
 		fmt.Fprintf(env.stderr, "registry verify: trusting the registry's own key on first use: %s (pass --key to check it against the operator's)\n", st.VerifierKey)
 	}
-	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: verifySettle})
+	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: cfg.Settle})
 	if a.Fork != nil {
 		fmt.Fprintf(env.stdout, "LOG FORK DETECTED at %s: %v\n\nthe checkpoint seen before:\n%s\nthe checkpoint served now:\n%s\nstate kept unchanged in %s\n",
 			c.Origin(), a.Fork.Err, a.Fork.Older, a.Fork.Newer, statePath)
