@@ -190,7 +190,9 @@ func TestUnreadableTileIsNotAFork(t *testing.T) {
 	l, vkey, ds := filled(t, 20)
 	small := checkpointOf(t, l, 7)
 	for name, lie := range map[string]func(string, []byte) ([]byte, error){
-		"503":        func(string, []byte) ([]byte, error) { return nil, &RegistryError{Status: 503, Message: "Service Unavailable"} },
+		"503": func(string, []byte) ([]byte, error) {
+			return nil, &RegistryError{Status: 503, Message: "Service Unavailable"}
+		},
 		"short tile": func(_ string, b []byte) ([]byte, error) { return b[:len(b)-1], nil },
 	} {
 		h := &lying{memLog: l, tile: lie}

@@ -189,8 +189,8 @@ func TestVerifyLyingDatabase(t *testing.T) {
 		d protocol.Digest
 	}{
 		{`UPDATE documents SET content = overlay(content placing 'X'::bytea from 3 for 1) WHERE digest = $1`, ds[0]}, // same length
-		{`UPDATE documents SET withdrawn_at = NULL WHERE digest = $1`, ds[1]},                                         // un-withdrawn
-		{`UPDATE documents SET publisher = 'anonymous' WHERE digest = $1`, ds[2]},                                     // another publisher
+		{`UPDATE documents SET withdrawn_at = NULL WHERE digest = $1`, ds[1]},                                        // un-withdrawn
+		{`UPDATE documents SET publisher = 'anonymous' WHERE digest = $1`, ds[2]},                                    // another publisher
 	} {
 		if tag, err := pool.Exec(vctx(t), w.q, w.d[:]); err != nil || tag.RowsAffected() != 1 {
 			t.Fatalf("%s: %v", w.q, err)
