@@ -292,3 +292,25 @@ func TestCheckpointExtensionLines(t *testing.T) {
 		}
 	}
 }
+
+// Check (agent): a pinned log that could not be read refuses the document
+// as unavailable (ErrLogUnreadable), not as unproved, and keeps the
+// checkpoint it had seen.
+func TestPinnedLogUnreadableIsNotUnproved(t *testing.T) {
+	ctx := context.Background()
+	l, vkey, ds := filled(t, 12)
+	h := &lying{memLog: l}
+	v, _ := NewLogVerifier(h, vkey)
+	p := &pinnedLog{v: v}
+	doc := []byte("# Doc 3\n")
+	if err := p.prove(ctx, ds[3], doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := *p.seen
+	l.add(t, []byte("# Later\n"), false)
+	h.tile = func(string, []byte) ([]byte, error) { return nil, &RegistryError{Status: 503} }
+	err := p.prove(ctx, ds[3], doc)
+	if errors.Is(err, ErrUnproved) || !errors.Is(err, ErrLogUnreadable) || *p.seen != seen {
+		t.Fatalf("a pinned log answering 503: %v (seen %d), want ErrLogUnreadable and the checkpoint kept", err, p.seen.N)
+	}
+}
