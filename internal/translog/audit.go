@@ -65,6 +65,8 @@ type Audit struct {
 	Results []AuditResult
 	// State is what to remember for the next run (unchanged on a fork).
 	State State
+	// signed is Checkpoint's signed note (evidence, should a fork show).
+	signed []byte
 }
 
 // Fork is the evidence of a fork: two signed notes and why no proof
@@ -164,11 +166,14 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 			}
 			return a, err
 		}
-		if prev.N > latest.N { // a lagging replica: keep the larger tree
-			a.Checkpoint, signed = prev, []byte(st.Checkpoint)
-		}
 	}
 	a.State = State{VerifierKey: st.VerifierKey, Checkpoint: string(signed)}
+	a.signed = signed
+	if a.Previous != nil && a.Previous.N > latest.N {
+		// A lagging replica: audit what it serves, its own tree, and
+		// remember the larger one.
+		a.State.Checkpoint = st.Checkpoint
+	}
 
 	docs := map[protocol.Digest]*docState{}
 	for _, d := range opt.Hashes {
@@ -202,14 +207,17 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 	}
 	if err := v.Consistent(ctx, a.Checkpoint, grown); err != nil {
 		if errors.Is(err, ErrFork) {
-			a.Fork = &Fork{Older: []byte(a.State.Checkpoint), Newer: grownSigned, Err: err}
+			a.Fork = &Fork{Older: a.signed, Newer: grownSigned, Err: err}
 			return a, nil
 		}
 		return a, err
 	}
 	if grown.N > a.Checkpoint.N {
 		from := a.Checkpoint.N
-		a.Checkpoint, a.State.Checkpoint = grown, string(grownSigned)
+		a.Checkpoint, a.signed = grown, grownSigned
+		if a.Previous == nil || grown.N >= a.Previous.N {
+			a.State.Checkpoint = string(grownSigned)
+		}
 		sample.pick = false
 		if err := a.scan(ctx, v, reg, from, docs, &sample); err != nil {
 			return a, err
@@ -360,7 +368,7 @@ func (a *Audit) checkDocument(ctx context.Context, v *Verifier, reg Registry, d 
 		// (or be extended by it).
 		if err := v.Consistent(ctx, a.Checkpoint, p.Checkpoint); err != nil {
 			if errors.Is(err, ErrFork) && a.Fork == nil {
-				a.Fork = &Fork{Older: []byte(a.State.Checkpoint), Newer: p.Signed, Err: err}
+				a.Fork = &Fork{Older: a.signed, Newer: p.Signed, Err: err}
 			}
 			r.Err = err
 			return r
