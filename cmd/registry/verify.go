@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -20,7 +21,20 @@ import (
 
 func init() {
 	register(command{name: "verify", summary: "audit a registry's transparency log: no fork, and what it serves is what it logged",
-		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--sample N | --all] [HASH...]", run: verifyCmd})
+		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--sample N | --all] [HASH...]", run: verifyExit})
+}
+
+// verifyExit runs verifyCmd; any failure that is not a proven
+// inconsistency (a state file it cannot read or write, a key that is not
+// the one pinned) is exit 2, "could not check", as a usage error is.
+func verifyExit(ctx context.Context, env *environment, args []string) error {
+	err := verifyCmd(ctx, env, args)
+	var exit cli.ExitError
+	var usage cli.UsageError
+	if err == nil || errors.As(err, &exit) || errors.As(err, &usage) || errors.Is(err, flag.ErrHelp) || errors.Is(err, cli.ErrUsage) {
+		return err
+	}
+	return cli.ExitError{Code: verifyUnchecked, Err: err}
 }
 
 // Exit statuses of `registry verify` (docs/operations.md).
@@ -30,7 +44,7 @@ const (
 )
 
 // verifyBackoff is the wait before the first retry of a transient failure.
-var verifyBackoff = 250 * time.Millisecond
+const verifyBackoff = 250 * time.Millisecond
 
 // verifyCmd audits a registry's log: the checkpoint's consistency with the
 // one remembered, every record against the signed tree, and the documents

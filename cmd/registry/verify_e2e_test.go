@@ -127,6 +127,17 @@ func TestVerifyTransientFailureIsNotAFork(t *testing.T) {
 		t.Fatalf("a registry answering 503 was called inconsistent:\n%s", out)
 	}
 	wantVerify(t, srv.URL, state, 0, "consistent with size 8 seen before", ds[0].Hex())
+
+	// Nor is a verifier's own trouble (another key than the one pinned).
+	other, err := translog.GenerateKey("other.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := translog.ParseKey(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerify(t, srv.URL, state, 2, "is not the key pinned", "--key", k.VerifierKey)
 }
 
 // TestVerifyForkPrintsEvidence: two histories signed with one key; the
