@@ -47,7 +47,9 @@ func OpenLogCheckpoint(msg []byte, v note.Verifier) (LogCheckpoint, error) {
 	return c, nil
 }
 
-// ParseLogCheckpoint reads a checkpoint body (extension lines are ignored).
+// ParseLogCheckpoint reads a checkpoint body (c2sp.org/tlog-checkpoint:
+// origin, size without leading zeros, base64 root; extension lines, which
+// must not be empty, are ignored).
 func ParseLogCheckpoint(text string) (LogCheckpoint, error) {
 	lines := strings.SplitN(text, "\n", 4)
 	if len(lines) < 4 || lines[0] == "" {
@@ -63,6 +65,9 @@ func ParseLogCheckpoint(text string) (LogCheckpoint, error) {
 	root, err := base64.StdEncoding.DecodeString(lines[2])
 	if err != nil || len(root) != tlog.HashSize {
 		return LogCheckpoint{}, ErrBadLogCheckpoint.With("the checkpoint's root is not a base64 SHA-256")
+	}
+	if ext := lines[3]; ext != "" && (!strings.HasSuffix(ext, "\n") || strings.HasPrefix(ext, "\n") || strings.Contains(ext, "\n\n")) {
+		return LogCheckpoint{}, ErrBadLogCheckpoint.With("the checkpoint has an empty extension line (c2sp.org/tlog-checkpoint)")
 	}
 	return LogCheckpoint{Origin: lines[0], Tree: tlog.Tree{N: n, Hash: tlog.Hash(root)}}, nil
 }

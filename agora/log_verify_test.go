@@ -82,6 +82,9 @@ func (l *memLog) LogTile(_ context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tile.L == -1 {
+		return l.dataTile(tile), nil
+	}
 	return tlog.ReadTileData(tile, l)
 }
 

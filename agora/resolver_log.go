@@ -2,6 +2,7 @@ package agora
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,7 +55,8 @@ func pinLogs(keys map[string]string, regs []*Registry) (map[*Registry]*pinnedLog
 
 // prove checks that the registry's log includes doc's publish record,
 // with its SHA-256 and size, and that the lookup's checkpoint extends (or
-// is extended by) every checkpoint seen before. Any failure is ErrUnproved.
+// is extended by) every checkpoint seen before. Any failure is ErrUnproved,
+// except a log that could not be read (ErrLogUnreadable).
 func (p *pinnedLog) prove(ctx context.Context, d Digest, doc []byte) error {
 	proof, err := p.v.ProveDocument(ctx, d, doc)
 	if err != nil {
@@ -77,8 +79,14 @@ func (p *pinnedLog) prove(ctx context.Context, d Digest, doc []byte) error {
 	return nil
 }
 
-// unproved is ErrUnproved saying why, and keeping the cause for logs.
+// unproved is ErrUnproved saying why, and keeping the cause for logs. A
+// log that could not be read (a 503, a timeout) proved nothing either way:
+// that stays ErrLogUnreadable, so the document is refused as unavailable
+// now, not as unprovable.
 func unproved(err error) error {
+	if errors.Is(err, ErrLogUnreadable) {
+		return err
+	}
 	msg := ErrUnproved.Message
 	if e := asError(err); e != nil {
 		msg += ": " + e.Message

@@ -3,27 +3,53 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"github.com/agora-registry/registry/internal/cli"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/cli"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
-	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
 func init() {
-	register(command{name: "verify", summary: "prove HASH... are in a registry's transparency log, and that the log never forked",
-		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] HASH...", run: verifyCmd})
+	register(command{name: "verify", summary: "audit a registry's transparency log: no fork, and what it serves is what it logged",
+		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--sample N | --all] [HASH...]", run: verifyExit})
 }
 
-// verifyCmd audits a registry's log: one line per hash, a non-zero exit
-// when any is not proved, and a loud error on a fork.
+// verifyExit runs verifyCmd; any failure that is not a proven
+// inconsistency (a state file it cannot read or write, a key that is not
+// the one pinned) is exit 2, "could not check", as a usage error is.
+func verifyExit(ctx context.Context, env *environment, args []string) error {
+	err := verifyCmd(ctx, env, args)
+	var exit cli.ExitError
+	var usage cli.UsageError
+	if err == nil || errors.As(err, &exit) || errors.As(err, &usage) || errors.Is(err, flag.ErrHelp) || errors.Is(err, cli.ErrUsage) {
+		return err
+	}
+	return cli.ExitError{Code: verifyUnchecked, Err: err}
+}
+
+// Exit statuses of `registry verify` (docs/operations.md).
+const (
+	verifyInconsistent = 1 // proven: a fork, a failing proof, served data that contradicts the log
+	verifyUnchecked    = 2 // could not check: network, 5xx, timeouts, malformed answers
+)
+
+// verifyBackoff is the wait before the first retry of a transient failure.
+const verifyBackoff = 250 * time.Millisecond
+
+// verifyCmd audits a registry's log: the checkpoint's consistency with the
+// one remembered, every record against the signed tree, and the documents
+// named (or a sample) as served against their records. One line per
+// document; the exit status says what was found.
 func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	var cfg config.Verify
 	fs := flagSet(env, "verify")
@@ -38,6 +64,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 		}
 		hashes = append(hashes, d)
 	}
+	unchecked := func(err error) error { return cli.ExitError{Code: verifyUnchecked, Err: err} }
 	c, err := client.New(cfg.Registry, client.NewHTTP(clientTimeout, clientRedirects))
 	if err != nil {
 		return err
@@ -50,28 +77,34 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	reg := translog.Retry{Registry: c, Attempts: cfg.Retries, Backoff: verifyBackoff}
 	switch {
 	case cfg.Key != "" && st.VerifierKey != "" && cfg.Key != st.VerifierKey:
 		return fmt.Errorf("--key is not the key pinned in %s; if the operator rotated the key, remove that file", statePath)
 	case cfg.Key != "":
 		st.VerifierKey = cfg.Key
 	case st.VerifierKey == "":
-		wk, err := c.WellKnown(ctx)
+		wk, err := retryWellKnown(ctx, reg, c)
 		if err != nil {
-			return fmt.Errorf("reading the registry's verifier key: %w", err)
+			return unchecked(fmt.Errorf("reading the registry's verifier key: %w", err))
 		}
 		if wk.Log == nil || wk.Log.VerifierKey == "" {
-			return errors.New("the registry announces no transparency log")
+			return unchecked(errors.New("the registry announces no transparency log"))
 		}
 		st.VerifierKey = wk.Log.VerifierKey
 		fmt.Fprintf(env.stderr, "registry verify: trusting the registry's own key on first use: %s (pass --key to check it against the operator's)\n", st.VerifierKey)
 	}
-	a, err := translog.RunAudit(ctx, c, st, hashes)
-	if errors.Is(err, translog.ErrFork) {
-		return fmt.Errorf("LOG FORK DETECTED at %s: %w (state kept in %s)", c.Origin(), err, statePath)
+	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: cfg.Settle})
+	if a.Fork != nil {
+		fmt.Fprintf(env.stdout, "LOG FORK DETECTED at %s: %v\n\nthe checkpoint seen before:\n%s\nthe checkpoint served now:\n%s\nstate kept unchanged in %s\n",
+			c.Origin(), a.Fork.Err, a.Fork.Older, a.Fork.Newer, statePath)
+		return cli.ExitError{Code: verifyInconsistent, Err: fmt.Errorf("LOG FORK DETECTED at %s", c.Origin())}
 	}
 	if err != nil {
-		return err
+		if translog.Proven(err) {
+			return cli.ExitError{Code: verifyInconsistent, Err: err}
+		}
+		return unchecked(err)
 	}
 	if err := a.State.Save(statePath); err != nil {
 		return fmt.Errorf("saving the state file: %w", err)
@@ -80,20 +113,64 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	if a.Previous != nil {
 		fmt.Fprintf(env.stdout, " (consistent with size %d seen before)", a.Previous.N)
 	}
-	fmt.Fprintln(env.stdout)
-	failed := 0
-	for _, r := range a.Results {
-		if r.Err != nil {
-			failed++
-			fmt.Fprintf(env.stdout, "%s FAIL %v\n", r.Digest.Hex(), r.Err)
-			continue
-		}
-		fmt.Fprintf(env.stdout, "%s ok record %d %s %s\n", r.Digest.Hex(), r.Proved.Index, r.Proved.Record.Event, r.Proved.Record.Time.Format("2006-01-02T15:04:05Z07:00"))
+	fmt.Fprintf(env.stdout, "; %d records checked against it\n", a.Scanned)
+	switch {
+	case a.Feed == nil:
+		fmt.Fprintln(env.stdout, "change feed ok")
+	case translog.Proven(a.Feed):
+		fmt.Fprintf(env.stdout, "change feed MISMATCH %v\n", a.Feed)
+	default:
+		fmt.Fprintf(env.stdout, "change feed UNCHECKED %v\n", a.Feed)
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %s not proved", failed, plural.Count(len(hashes), "hash", "hashes"))
+	for _, r := range a.Results {
+		switch {
+		case r.Err == nil:
+			fmt.Fprintf(env.stdout, "%s ok record %d %s %s%s\n", r.Digest.Hex(), r.Index, r.Status,
+				r.Record.Time.Format("2006-01-02T15:04:05Z07:00"), attested(r.Record))
+		case translog.Proven(r.Err):
+			fmt.Fprintf(env.stdout, "%s MISMATCH %v\n", r.Digest.Hex(), r.Err)
+		default:
+			fmt.Fprintf(env.stdout, "%s UNCHECKED %v\n", r.Digest.Hex(), r.Err)
+		}
+	}
+	switch a.Exit() {
+	case verifyInconsistent:
+		return cli.ExitError{Code: verifyInconsistent, Err: errors.New("the registry contradicts its own log (lines marked MISMATCH)")}
+	case verifyUnchecked:
+		return unchecked(errors.New("some checks could not be made (lines marked UNCHECKED); nothing inconsistent was found"))
 	}
 	return nil
+}
+
+// attested is a record's publisher, when the record attests one.
+func attested(r translog.Record) string {
+	at := r.Attested
+	if at.Publisher == "" {
+		return ""
+	}
+	out := " publisher " + at.Publisher
+	if at.PublisherDomain != "" {
+		out += " (" + at.PublisherDomain + ")"
+	}
+	return out
+}
+
+// retryWellKnown reads the registry's self-description, retrying as the
+// audit does.
+func retryWellKnown(ctx context.Context, r translog.Retry, c *client.Client) (agora.RegistryWellKnown, error) {
+	wait := r.Backoff
+	for i := 1; ; i++ {
+		wk, err := c.WellKnown(ctx)
+		if err == nil || i >= r.Attempts || !translog.Transient(err) {
+			return wk, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return wk, err
+		}
+		wait *= 2
+	}
 }
 
 // verifyStatePath is --state, or one file per registry host under the

@@ -52,6 +52,22 @@ type UsageError struct{ Err error }
 func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
 
+// ExitError ends a command with its own exit status (a command whose
+// statuses mean more than failed or not, as `registry verify`'s); Run
+// prints Err, when set, like any error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e ExitError) Unwrap() error { return e.Err }
+
 // Run dispatches args to a subcommand and returns the exit status: 0, 1 for
 // a failure, 2 for a usage error.
 func (p *Program) Run(ctx context.Context, std *IO, args []string) int {
@@ -81,7 +97,13 @@ func (p *Program) Run(ctx context.Context, std *IO, args []string) int {
 	}
 	err := cmd.Run(ctx, std, args)
 	var unprinted UsageError
+	var exit ExitError
 	switch {
+	case errors.As(err, &exit):
+		if exit.Err != nil {
+			fmt.Fprintf(std.Stderr, "%s %s: %v\n", p.Name, name, exit.Err)
+		}
+		return exit.Code
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &unprinted):

@@ -116,6 +116,7 @@ func (s *Service) statusLogEvent(r StatusRequest) *store.LogEvent {
 		ev.Event = translog.EventDeprecate
 		if r.Replacement != nil {
 			ev.Reason += " (replacement " + r.Replacement.Hex() + ")"
+			ev.ReplacedBy = r.Replacement.Hex()
 		}
 	}
 	return ev

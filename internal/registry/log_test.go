@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/translog"
@@ -54,10 +55,15 @@ func TestStatusChangesAreLogged(t *testing.T) {
 	if err != nil || len(hist) != 3 {
 		t.Fatalf("history: %d events, %v", len(hist), err)
 	}
+	// Every record attests the publisher (agora-registry/2); the
+	// deprecation its replacement too.
+	by := agora.LogAttestation{Publisher: store.DefaultPublisher, PublisherDisplayName: "Default publisher"}
+	replaced := by
+	replaced.ReplacedBy = repl.Entry.Digest.Hex()
 	want := []translog.Record{
-		{Event: "deprecate", Status: "deprecated", Reason: CleanReason("  use v2\x1b[31m ") + " (replacement " + repl.Entry.Digest.Hex() + ")", Time: hist[0].At},
-		{Event: "reactivate", Status: "active", Time: hist[1].At},
-		{Event: "withdraw", Status: "withdrawn", Reason: "leaked a key", Time: hist[2].At},
+		{Event: "deprecate", Status: "deprecated", Reason: CleanReason("  use v2\x1b[31m ") + " (replacement " + repl.Entry.Digest.Hex() + ")", Time: hist[0].At, Attested: replaced},
+		{Event: "reactivate", Status: "active", Time: hist[1].At, Attested: by},
+		{Event: "withdraw", Status: "withdrawn", Reason: "leaked a key", Time: hist[2].At, Attested: by},
 	}
 	for i, w := range want {
 		text, err := tl.Record(ctx, int64(2+i))

@@ -42,6 +42,15 @@ type LogEvent struct {
 	At     time.Time
 	Status string // for status changes: the new status
 	Reason string // for status changes: why
+	// What the record attests (agora.LogAttestation): the document's
+	// publisher as its account reads when the event is queued (the domain
+	// only when verified; engines fill these three), and a deprecation's
+	// replacement (lower-case hex, the caller's). Empty for events queued
+	// before the log attested them.
+	Publisher            string
+	PublisherDisplayName string
+	PublisherDomain      string
+	ReplacedBy           string
 }
 
 // LogRecord is one record of the log.

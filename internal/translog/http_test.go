@@ -306,18 +306,18 @@ func TestForkIsDetected(t *testing.T) {
 	integrate(t, b)
 
 	st := translog.State{VerifierKey: key.VerifierKey}
-	audit, err := translog.RunAudit(ctx(t), httpClient(t, a.URL), st, nil)
+	audit, err := translog.RunAudit(ctx(t), httpClient(t, a.URL), st, translog.AuditOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = translog.RunAudit(ctx(t), httpClient(t, b.URL), audit.State, nil)
-	if !errors.Is(err, translog.ErrFork) {
-		t.Fatalf("auditing the forked log after the honest one: %v, want ErrFork", err)
+	forked, err := translog.RunAudit(ctx(t), httpClient(t, b.URL), audit.State, translog.AuditOptions{})
+	if err != nil || forked.Fork == nil || !errors.Is(forked.Fork.Err, translog.ErrFork) || forked.Exit() != 1 {
+		t.Fatalf("auditing the forked log after the honest one: %+v %v, want a fork", forked.Fork, err)
 	}
 	// The same history grown is consistent.
 	publish(t, a, "Honest more", 2)
 	integrate(t, a)
-	if _, err := translog.RunAudit(ctx(t), httpClient(t, a.URL), audit.State, nil); err != nil {
+	if _, err := translog.RunAudit(ctx(t), httpClient(t, a.URL), audit.State, translog.AuditOptions{}); err != nil {
 		t.Fatalf("auditing the honest log again: %v", err)
 	}
 }

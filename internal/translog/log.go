@@ -144,6 +144,11 @@ func (l *Log) saw(size int64) {
 // integrate is the store.Integrator: record texts, stored hashes, the new
 // root and its signed checkpoint.
 func (l *Log) integrate(head store.LogHead, pending []store.LogEvent, read tlog.HashReader) (store.LogBatch, bool, error) {
+	if head.Size == 0 {
+		// The empty tree's root is RFC 6962's hash of nothing; the store
+		// starts with zeros, which a strict verifier refuses.
+		head.Root = agora.EmptyLogRoot
+	}
 	if len(pending) == 0 {
 		cp, err := l.sign(head.Size, head.Root)
 		if err != nil || bytes.Equal(cp, head.Checkpoint) {

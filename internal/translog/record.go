@@ -31,10 +31,14 @@ var ErrBadRecord = agora.ErrBadLogRecord
 // Record is one parsed record.
 type Record = agora.LogRecord
 
-// FormatRecord writes an event's record text (agora.FormatLogRecord).
+// FormatRecord writes an event's record text (agora.FormatLogRecord): an
+// agora-registry/2 record when the event attests a publisher or a
+// replacement, else /1.
 func FormatRecord(ev store.LogEvent) ([]byte, error) {
 	return agora.FormatLogRecord(Record{Event: ev.Event, Digest: ev.Digest, SHA256: ev.SHA256, Size: ev.Size,
-		Time: ev.At, Status: ev.Status, Reason: ev.Reason})
+		Time: ev.At, Status: ev.Status, Reason: ev.Reason, Attested: agora.LogAttestation{
+			Publisher: ev.Publisher, PublisherDisplayName: ev.PublisherDisplayName,
+			PublisherDomain: ev.PublisherDomain, ReplacedBy: ev.ReplacedBy}})
 }
 
 // ParseRecord reads record text written by FormatRecord.

@@ -2,9 +2,13 @@ package translog
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -16,7 +20,7 @@ import (
 
 // Errors of the log's read side.
 var (
-	ErrBadTile      = apperr.New(apperr.Invalid, "bad_tile_path", "not a tile path of this log: tile/8/L/N[.p/W] (tlog.Tile.Path, height 8)")
+	ErrBadTile      = apperr.New(apperr.Invalid, "bad_tile_path", "not a tile path of this log: tile/8/L/N[.p/W] (tlog.Tile.Path, height 8), tile/L/N[.p/W] or tile/entries/N[.p/W] (c2sp.org/tlog-tiles)")
 	ErrTileNotFound = apperr.New(apperr.NotFound, "tile_not_found", "the log has no such tile yet")
 	ErrNoRecord     = apperr.New(apperr.NotFound, "record_not_found", "the log has no record with this id")
 	ErrNotLogged    = apperr.New(apperr.NotFound, "not_logged", "no document with this hash is in the transparency log")
@@ -45,13 +49,15 @@ func (l *Log) head(ctx context.Context) (store.LogHead, error) {
 	return l.st.LogHead(ctx)
 }
 
-// Tile answers a tile path (tlog.Tile.Path, height TileHeight; data tiles
-// as sum.golang.org serves them). full reports a tile of full width, whose
-// bytes never change.
+// Tile answers a tile path: sum.golang.org's (tlog.Tile.Path, height
+// TileHeight: tile/8/L/N, data tiles tile/8/data/N) or c2sp.org/tlog-tiles
+// (tile/L/N hash tiles, the same bytes, and tile/entries/N entry
+// bundles). full reports a tile of full width, whose bytes never change.
+// Only tiles of the tree the signed head commits to are served.
 func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, err error) {
-	t, err := tlog.ParseTilePath(path)
-	if err != nil || t.H != TileHeight {
-		return nil, false, ErrBadTile
+	t, bundle, err := parseTile(path)
+	if err != nil {
+		return nil, false, err
 	}
 	head, err := l.head(ctx)
 	if err != nil {
@@ -62,7 +68,15 @@ func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, er
 	}
 	full = t.W == 1<<TileHeight
 	if t.L == -1 {
-		data, err = l.dataTile(ctx, t)
+		recs, err := l.tileRecords(ctx, t)
+		if err != nil {
+			return nil, false, err
+		}
+		if bundle {
+			data, err = entryBundle(recs)
+		} else {
+			data = dataTile(recs)
+		}
 		return data, full, err
 	}
 	data, err = tlog.ReadTileData(t, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
@@ -83,22 +97,98 @@ func tileInTree(t tlog.Tile, n int64) bool {
 	return last <= n>>(uint(t.L)*TileHeight)
 }
 
-// dataTile is the records of a data tile, each as tlog.FormatRecord writes
-// it without its id line.
-func (l *Log) dataTile(ctx context.Context, t tlog.Tile) ([]byte, error) {
-	recs, err := l.st.LogRecords(ctx, t.N<<TileHeight, t.W)
+// tileRecords reads the records of a data tile.
+func (l *Log) tileRecords(ctx context.Context, t tlog.Tile) ([]store.LogRecord, error) {
+	first := t.N << TileHeight
+	recs, err := l.st.LogRecords(ctx, first, t.W)
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) != t.W {
 		return nil, ErrTileNotFound
 	}
+	for i, r := range recs {
+		if r.Index != first+int64(i) {
+			return nil, ErrTileNotFound
+		}
+	}
+	return recs, nil
+}
+
+// dataTile is sum.golang.org's data tile: each record as tlog.FormatRecord
+// writes it without its id line (its text, then a blank line).
+func dataTile(recs []store.LogRecord) []byte {
 	var data []byte
 	for _, r := range recs {
 		data = append(data, r.Text...)
 		data = append(data, '\n')
 	}
+	return data
+}
+
+// entryBundle is c2sp.org/tlog-tiles' entry bundle: each record's text
+// after its length as a big-endian uint16.
+func entryBundle(recs []store.LogRecord) ([]byte, error) {
+	var data []byte
+	for _, r := range recs {
+		if len(r.Text) > math.MaxUint16 {
+			return nil, fmt.Errorf("translog: record %d is %d bytes, more than an entry bundle holds", r.Index, len(r.Text))
+		}
+		data = binary.BigEndian.AppendUint16(data, uint16(len(r.Text)))
+		data = append(data, r.Text...)
+	}
 	return data, nil
+}
+
+// parseTile reads a tile path of either layout; bundle reports a
+// tlog-tiles entry bundle (a data tile, L -1, in another encoding).
+func parseTile(path string) (t tlog.Tile, bundle bool, err error) {
+	if t, err := tlog.ParseTilePath(path); err == nil {
+		if t.H != TileHeight {
+			return tlog.Tile{}, false, ErrBadTile
+		}
+		return t, false, nil
+	}
+	elems := strings.Split(path, "/")
+	if len(elems) < 3 || elems[0] != "tile" {
+		return tlog.Tile{}, false, ErrBadTile
+	}
+	t = tlog.Tile{H: TileHeight, W: 1 << TileHeight}
+	switch level := elems[1]; {
+	case level == "entries":
+		t.L, bundle = -1, true
+	case len(level) == 1 && level >= "0" && level <= "9", len(level) == 2 && level[0] >= '1' && level[0] <= '6' && level[1] >= '0' && level[1] <= '9':
+		t.L, _ = strconv.Atoi(level)
+	default:
+		return tlog.Tile{}, false, ErrBadTile
+	}
+	n := elems[2:]
+	if len(n) >= 2 && strings.HasSuffix(n[len(n)-2], ".p") {
+		w, err := strconv.Atoi(n[len(n)-1])
+		if err != nil || w < 1 || w > 255 || strconv.Itoa(w) != n[len(n)-1] {
+			return tlog.Tile{}, false, ErrBadTile
+		}
+		t.W = w
+		n = n[:len(n)-1]
+		n[len(n)-1] = strings.TrimSuffix(n[len(n)-1], ".p")
+	}
+	if len(n) > 1 && n[0] == "x000" { // one spelling per tile
+		return tlog.Tile{}, false, ErrBadTile
+	}
+	for i, e := range n {
+		if i < len(n)-1 {
+			if !strings.HasPrefix(e, "x") {
+				return tlog.Tile{}, false, ErrBadTile
+			}
+			e = e[1:]
+		}
+		if len(e) != 3 || strings.Trim(e, "0123456789") != "" || t.N > (math.MaxInt64-999)/1000 {
+			return tlog.Tile{}, false, ErrBadTile
+		}
+		d, _ := strconv.Atoi(e)
+		t.N = t.N*1000 + int64(d)
+	}
+	return t, bundle, nil
 }
 
 // Record is one record's text.
@@ -136,6 +226,11 @@ func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	text, err := l.Record(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	// The store's index could point at another document's record (a
+	// database written by hand): that is never the answer for d.
+	if rec, err := ParseRecord(text); err != nil || rec.Digest != d || rec.Event != EventPublish {
+		return nil, apperr.New(apperr.Internal, "log_lookup_mismatch", "the log's index does not point at this document's publish record")
 	}
 	msg, err := tlog.FormatRecord(id, text)
 	if err != nil {

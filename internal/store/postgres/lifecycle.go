@@ -60,8 +60,11 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 			return err
 		}
 		// now() is the transaction's time: the history's and status_at's.
-		_, err = tx.Exec(ctx, `INSERT INTO log_pending (event, digest, sha256, size, at, status, reason)
-			SELECT $2, digest, sha256, size, now(), $3, $4 FROM documents WHERE digest = $1`, d[:], c.Log.Event, c.Log.Status, c.Log.Reason)
+		_, err = tx.Exec(ctx, `INSERT INTO log_pending (event, digest, sha256, size, at, status, reason,
+				publisher, publisher_display_name, publisher_domain, replaced_by)
+			SELECT $2, d.digest, d.sha256, d.size, now(), $3, $4, d.publisher, coalesce(p.display_name, ''), coalesce(p.verified_domain, ''), $5
+			FROM documents d LEFT JOIN publishers p ON p.name = d.publisher WHERE d.digest = $1`,
+			d[:], c.Log.Event, c.Log.Status, c.Log.Reason, c.Log.ReplacedBy)
 		return err
 	})
 	if err != nil {

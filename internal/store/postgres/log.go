@@ -68,7 +68,8 @@ func readHead(ctx context.Context, q pgx.Tx) (store.LogHead, error) {
 }
 
 func readPending(ctx context.Context, tx pgx.Tx, limit int) ([]int64, []store.LogEvent, error) {
-	rows, err := tx.Query(ctx, `SELECT seq, event, digest, sha256, size, at, status, reason
+	rows, err := tx.Query(ctx, `SELECT seq, event, digest, sha256, size, at, status, reason,
+		publisher, publisher_display_name, publisher_domain, replaced_by
 		FROM log_pending ORDER BY seq LIMIT $1`, limit)
 	if err != nil {
 		return nil, nil, mapErr(err)
@@ -84,7 +85,8 @@ func readPending(ctx context.Context, tx pgx.Tx, limit int) ([]int64, []store.Lo
 			ev             store.LogEvent
 			digest, sha256 []byte
 		)
-		if err := rows.Scan(&seq, &ev.Event, &digest, &sha256, &ev.Size, &ev.At, &ev.Status, &ev.Reason); err != nil {
+		if err := rows.Scan(&seq, &ev.Event, &digest, &sha256, &ev.Size, &ev.At, &ev.Status, &ev.Reason,
+			&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy); err != nil {
 			return nil, nil, mapErr(err)
 		}
 		copy(ev.Digest[:], digest)

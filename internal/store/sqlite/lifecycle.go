@@ -53,8 +53,11 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		if err != nil || c.Log == nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO log_pending (event, hex, sha256, size, at, status, reason)
-			SELECT ?, hex, sha256, size, ?, ?, ? FROM documents WHERE id = ?`, c.Log.Event, now, c.Log.Status, c.Log.Reason, id)
+		_, err = tx.ExecContext(ctx, `INSERT INTO log_pending (event, hex, sha256, size, at, status, reason,
+				publisher, publisher_display_name, publisher_domain, replaced_by)
+			SELECT ?, d.hex, d.sha256, d.size, ?, ?, ?, d.publisher, coalesce(p.display_name, ''), coalesce(p.verified_domain, ''), ?
+			FROM documents d LEFT JOIN publishers p ON p.name = d.publisher WHERE d.id = ?`,
+			c.Log.Event, now, c.Log.Status, c.Log.Reason, c.Log.ReplacedBy, id)
 		return err
 	})
 	if err != nil {

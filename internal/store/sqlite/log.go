@@ -77,7 +77,8 @@ func readHead(ctx context.Context, q rowQuerier) (store.LogHead, error) {
 }
 
 func readPending(ctx context.Context, tx *sql.Tx, limit int) ([]int64, []store.LogEvent, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, event, hex, sha256, size, at, status, reason
+	rows, err := tx.QueryContext(ctx, `SELECT seq, event, hex, sha256, size, at, status, reason,
+		publisher, publisher_display_name, publisher_domain, replaced_by
 		FROM log_pending ORDER BY seq LIMIT ?`, limit)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +95,8 @@ func readPending(ctx context.Context, tx *sql.Tx, limit int) ([]int64, []store.L
 			sha256  []byte
 			ev      store.LogEvent
 		)
-		if err := rows.Scan(&seq, &ev.Event, &hex, &sha256, &ev.Size, &at, &ev.Status, &ev.Reason); err != nil {
+		if err := rows.Scan(&seq, &ev.Event, &hex, &sha256, &ev.Size, &at, &ev.Status, &ev.Reason,
+			&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy); err != nil {
 			return nil, nil, err
 		}
 		d, err := protocol.ParseDigest(hex)
