@@ -109,7 +109,7 @@ func TestLyingDatabaseIsNeverServed(t *testing.T) {
 				}
 				d := pub.Entry.Digest
 				lie(d, []byte(lyingText))
-				assertCorrupt(t, ts, d)
+				assertCorrupt(t, ts, d, nil)
 				if _, ok := svc.CachedRaw(d); ok {
 					t.Error("the lying bytes were cached")
 				}
@@ -170,17 +170,21 @@ func TestCorruptBlobIsNeverServed(t *testing.T) {
 					t.Fatal("no blob written")
 				}
 				// Same length, same inode: only the modification time may tell.
-				f, err := os.OpenFile(b.Path(d), os.O_WRONLY, 0)
-				if err != nil {
-					t.Fatal(err)
+				damage := func() {
+					f, err := os.OpenFile(b.Path(d), os.O_WRONLY|os.O_CREATE, 0o600)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := f.WriteAt([]byte(lyingText), 0); err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
 				}
-				if _, err := f.WriteAt([]byte(lyingText), 0); err != nil {
-					t.Fatal(err)
-				}
-				f.Close()
+				damage()
 				if dbLies {
+					// Damaged again before each request: a refusal removes it.
 					lie(d, []byte(lyingText))
-					assertCorrupt(t, ts, d)
+					assertCorrupt(t, ts, d, damage)
 					return
 				}
 				for _, r := range rawRequests(d) {
@@ -232,10 +236,14 @@ func rawRequests(d protocol.Digest) []rawRequest {
 // assertCorrupt checks every kind of raw request of d (both URL forms)
 // answers 500 corrupt_document, twice over (a first refusal must not
 // leave the bytes anywhere a second request would find them).
-func assertCorrupt(t *testing.T, ts *httptest.Server, d protocol.Digest) {
+// before, when not nil, runs before each request (to damage a blob again).
+func assertCorrupt(t *testing.T, ts *httptest.Server, d protocol.Digest, before func()) {
 	t.Helper()
 	for _, u := range []string{"/protocol/" + d.Hex(), "/protocol?id=" + d.Hex()} {
 		for _, r := range rawRequests(d) {
+			if before != nil {
+				before()
+			}
 			res, body := do(t, r.method, ts.URL+u, r.hdr)
 			if res.StatusCode != http.StatusInternalServerError || bytes.Contains(body, []byte("Lying")) {
 				t.Errorf("%s %s: %d %q, want 500 without the lying bytes", r.name, u, res.StatusCode, body)
