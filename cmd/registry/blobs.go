@@ -58,8 +58,8 @@ func blobsCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "checked %s (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown; %d fixed\n",
-		plural.Of(c.Files, "file"), c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.Repaired)
+	fmt.Fprintf(env.stdout, "checked %s (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown, %d not regular files; %d fixed\n",
+		plural.Of(c.Files, "file"), c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.NotRegular, c.Repaired)
 	if c.Problems() > c.Repaired {
 		return fmt.Errorf("%s left (run with --repair)", plural.Of(c.Problems()-c.Repaired, "problem"))
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -53,15 +56,27 @@ func TestBlobsVerifyAndRebuild(t *testing.T) {
 			if err := os.WriteFile(path(orphan), []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// And a FIFO under a document's name (verify must not block on it).
+			if err := os.Remove(path(hexes[1])); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(path(hexes[1]), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			out, err := verify()
-			if err == nil || !strings.Contains(out, "found mismatch "+hexes[0]) || !strings.Contains(out, "found orphan "+orphan) {
+			if err == nil || !strings.Contains(out, "found mismatch "+hexes[0]) || !strings.Contains(out, "found orphan "+orphan) ||
+				!strings.Contains(out, "found not-regular "+hexes[1]) || !strings.Contains(out, "1 not regular files") {
 				t.Fatalf("verify of a damaged directory: %v\n%s", err, out)
 			}
 			if b, _ := os.ReadFile(path(hexes[0])); string(b) != "# Blob 0\n\nBody X.\n" {
 				t.Fatal("verify without --repair changed a file")
 			}
-			if out, err := verify("--repair"); err != nil || !strings.Contains(out, "fixed mismatch "+hexes[0]) || !strings.Contains(out, "fixed orphan "+orphan) {
+			if out, err := verify("--repair"); err != nil || !strings.Contains(out, "fixed mismatch "+hexes[0]) || !strings.Contains(out, "fixed orphan "+orphan) ||
+				!strings.Contains(out, "fixed not-regular "+hexes[1]) {
 				t.Fatalf("verify --repair: %v\n%s", err, out)
+			}
+			if b, err := os.ReadFile(path(hexes[1])); err != nil || string(b) != "# Blob 1\n\nBody 1.\n" {
+				t.Fatalf("the FIFO's blob after repair: %q, %v", b, err)
 			}
 			if b, _ := os.ReadFile(path(hexes[0])); string(b) != "# Blob 0\n\nBody 0.\n" {
 				t.Fatalf("repaired file holds %q", b)

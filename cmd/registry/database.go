@@ -30,7 +30,13 @@ func database(db config.Database) (migrate.Engine, string, error) {
 	if err := os.MkdirAll(db.DataDir, 0o750); err != nil {
 		return "", "", fmt.Errorf("creating the data directory: %w", err)
 	}
-	return migrate.SQLite, filepath.Join(db.DataDir, sqliteFile), nil
+	// Created here, 0600, for every command (registry migrate opens it
+	// without the engine).
+	path := filepath.Join(db.DataDir, sqliteFile)
+	if err := sqlite.CreateFile(path); err != nil {
+		return "", "", err
+	}
+	return migrate.SQLite, path, nil
 }
 
 // openStore opens the configured engine, applying pending migrations.

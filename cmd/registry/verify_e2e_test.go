@@ -212,7 +212,7 @@ func TestVerifyLyingDatabase(t *testing.T) {
 		d    protocol.Digest
 		want string
 	}{
-		{ds[0], "not that document"},
+		{ds[0], "damaged (corrupt_document)"}, // the registry refuses its own damaged copy
 		{ds[1], "records withdrawn"},
 		{ds[2], "its log attests"},
 		{lied.Entry.Digest, "its log records"},

@@ -59,7 +59,10 @@ func newMetrics(svc *registry.Service) *metrics {
 	cacheBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "registry_raw_cache_bytes", Help: "Bytes held by the raw-document cache.",
 	}, func() float64 { b, _ := svc.CacheSize(); return float64(b) })
-	m.reg.MustRegister(m.requests, m.latency, m.publishes, m.reranks, documents, cacheBytes,
+	corrupt := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "registry_corrupt_documents_total", Help: "Reads that found a document's stored bytes not hashing to its name (answered corrupt_document, never served).",
+	}, func() float64 { return float64(svc.CorruptReads()) })
+	m.reg.MustRegister(m.requests, m.latency, m.publishes, m.reranks, documents, cacheBytes, corrupt,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if l := svc.Log(); l != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

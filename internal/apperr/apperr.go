@@ -30,6 +30,12 @@ const (
 	Unavailable     = agora.KindUnavailable
 )
 
+// ErrCorruptDocument answers a document whose stored bytes no longer hash
+// to its name: they are never served. Internal, yet with its own code, so
+// a client (and the operator) can tell it from a passing failure.
+var ErrCorruptDocument = New(Internal, "corrupt_document",
+	"the stored copy of this document is damaged (its bytes do not match its hash), so it is not served; the operator has been told")
+
 // Error is a classified error (agora.Error).
 type Error = agora.Error
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/regularfile"
 )
 
 // ImportDir loads every .md file under dir (recursively) into docs,
@@ -71,19 +72,7 @@ func notRegular(mode fs.FileMode) error {
 	if mode&fs.ModeSymlink != 0 {
 		return ErrEntryType.With("a symbolic link: refused (import reads only regular files inside the directory, and never follows links)")
 	}
-	return ErrEntryType.With(fmt.Sprintf("not a regular file (%s): refused", fileKind(mode)))
-}
-
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + mode.Type().String()
+	return ErrEntryType.With(fmt.Sprintf("not a regular file (%s): refused", regularfile.Kind(mode)))
 }
 
 // readDocumentFile reads one file of root, refusing a link or anything but
@@ -97,9 +86,9 @@ func readDocumentFile(root *os.Root, name string, maxBytes int) ([]byte, error) 
 	if !info.Mode().IsRegular() {
 		return nil, notRegular(info.Mode())
 	}
-	// noFollowFlags refuse a link swapped in after the Lstat and keep a FIFO
+	// NoFollowFlags refuse a link swapped in after the Lstat and keep a FIFO
 	// swapped in from blocking the open; the Stat below then refuses it.
-	f, err := root.OpenFile(name, os.O_RDONLY|noFollowFlags, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|regularfile.NoFollowFlags, 0)
 	if err != nil {
 		return nil, err
 	}

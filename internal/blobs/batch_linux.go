@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agora-registry/registry/internal/regularfile"
 )
 
 // PutBatch is Put for many blobs without an fsync per file (imports,
@@ -36,7 +38,7 @@ func (s *Store) PutBatch(items []Item) error {
 			return fmt.Errorf("%w: refusing to write %s", ErrMismatch, it.Digest.Hex())
 		}
 		final := s.Path(it.Digest)
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(final), 0o750); err != nil {
 			return err
 		}
 		tmp, err := os.CreateTemp(filepath.Dir(final), tempPrefix+it.Digest.Hex()+"-*")
@@ -46,9 +48,6 @@ func (s *Store) PutBatch(items []Item) error {
 		_, err = tmp.Write(it.Content)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
 		}
 		todo = append(todo, placed{tmp.Name(), final})
 		if err != nil {
@@ -74,7 +73,7 @@ func (s *Store) PutBatch(items []Item) error {
 // PutBatch wrote is durable when it returns.
 func (s *Store) Sync() error {
 	dir := s.dir
-	f, err := os.Open(dir)
+	f, err := os.OpenFile(dir, os.O_RDONLY|regularfile.Flags, 0)
 	if err != nil {
 		return err
 	}

@@ -21,10 +21,16 @@ import (
 	"sync/atomic"
 
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/regularfile"
 )
 
 // ErrMismatch reports a file whose bytes do not hash to its name.
 var ErrMismatch = errors.New("blob does not match its hash")
+
+// ErrNotRegular reports a blob's name that is not a regular file (a FIFO,
+// a device, a directory): it is removed, never read, and the blob is
+// missing until written again from the database.
+var ErrNotRegular = regularfile.ErrNotRegular
 
 // tempPrefix starts the name of a file being written; such names never
 // parse as a digest, so a temp file left by a crash is never served.
@@ -47,7 +53,7 @@ func Open(dir string, maxBytes int64) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("blobs: no directory")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("blobs: %w", err)
 	}
 	s := &Store{dir: filepath.Clean(dir), verified: newVerifiedSet(), maxBytes: maxBytes}
@@ -89,13 +95,8 @@ type File struct {
 // again). A missing file gives fs.ErrNotExist; a file that fails
 // verification is deleted and gives ErrMismatch: it is never returned.
 func (s *Store) Open(d protocol.Digest) (*File, error) {
-	f, err := os.Open(s.Path(d))
+	f, fi, err := s.openFile(d)
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	hits, err := s.check(d, f, fi)
@@ -104,6 +105,18 @@ func (s *Store) Open(d protocol.Digest) (*File, error) {
 		return nil, err
 	}
 	return &File{File: f, Size: fi.Size(), Hits: hits}, nil
+}
+
+// openFile opens d's file without blocking (a FIFO in its place would
+// block the open for ever) and only if it is a regular file; anything else
+// under its name is removed (ErrNotRegular), so the blob can be written
+// again.
+func (s *Store) openFile(d protocol.Digest) (*os.File, fs.FileInfo, error) {
+	f, fi, err := regularfile.Open(s.Path(d), os.O_RDONLY, 0)
+	if errors.Is(err, ErrNotRegular) {
+		s.remove(d, 0)
+	}
+	return f, fi, err
 }
 
 // Stat returns the size of d's verified blob: from memory when this
@@ -171,10 +184,10 @@ func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, er
 	return 1, nil
 }
 
-// Has reports whether d's file exists (unverified).
+// Has reports whether d's file exists (unverified) as a regular file.
 func (s *Store) Has(d protocol.Digest) bool {
-	_, err := os.Lstat(s.Path(d))
-	return err == nil
+	fi, err := os.Lstat(s.Path(d))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Put writes content as d's blob unless it is there already: the bytes
@@ -189,7 +202,7 @@ func (s *Store) Put(d protocol.Digest, content []byte) error {
 		return fmt.Errorf("%w: refusing to write %s", ErrMismatch, d.Hex())
 	}
 	dir := filepath.Dir(s.Path(d))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, tempPrefix+d.Hex()+"-*")
@@ -203,10 +216,7 @@ func (s *Store) Put(d protocol.Digest, content []byte) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
+	if err == nil { // the temp file is 0600, and so is the blob
 		err = os.Rename(tmp.Name(), s.Path(d))
 	}
 	if err != nil {
@@ -245,7 +255,7 @@ func (s *Store) remove(d protocol.Digest, size int64) error {
 }
 
 func syncDir(dir string) error {
-	f, err := os.Open(dir)
+	f, err := os.OpenFile(dir, os.O_RDONLY|regularfile.Flags, 0)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,8 @@ type Small struct {
 // when not). Most documents are a few KiB: four system calls (open, fstat,
 // read, close) and one copy cost less than an os.File and sendfile's
 // extra calls, and a file read for the first time is hashed in the
-// buffer it was read into. Errors are as Open's.
+// buffer it was read into. Errors are as Open's (the open does not block
+// on a FIFO, and what is not a regular file is removed, never read).
 func (s *Store) ReadSmall(d protocol.Digest, buf []byte) (Small, error) {
 	fd, err := openNoCtty(s.Path(d))
 	if err != nil {
@@ -32,6 +33,10 @@ func (s *Store) ReadSmall(d protocol.Digest, buf []byte) (Small, error) {
 	var st syscall.Stat_t
 	if err := fstat(fd, &st); err != nil {
 		return Small{}, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		s.remove(d, 0)
+		return Small{}, fmt.Errorf("%w: %s", ErrNotRegular, d.Hex())
 	}
 	if st.Size > int64(len(buf)) {
 		return Small{}, ErrTooLarge
@@ -64,7 +69,7 @@ func (s *Store) ReadSmall(d protocol.Digest, buf []byte) (Small, error) {
 
 func openNoCtty(path string) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {
 			continue
 		}

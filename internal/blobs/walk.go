@@ -12,15 +12,19 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/regularfile"
 )
 
 // Entry is one file of the directory as Walk finds it.
 type Entry struct {
 	Digest protocol.Digest
 	Size   int64
+	// NotRegular is a blob's name that is not a regular file (a FIFO, a
+	// directory…): never served, reported by a verification.
+	NotRegular bool
 }
 
-// Walk calls fn for every blob file. Temp files left by a crash are
+// Walk calls fn for every blob name. Temp files left by a crash are
 // removed on the way; other strays are left alone.
 func (s *Store) Walk(fn func(Entry) error) error {
 	subs, err := os.ReadDir(s.dir)
@@ -42,7 +46,13 @@ func (s *Store) Walk(fn func(Entry) error) error {
 				continue
 			}
 			d, ok := parseName(f.Name())
-			if !ok || !f.Type().IsRegular() || d.Hex()[:2] != sub.Name() {
+			if !ok || d.Hex()[:2] != sub.Name() {
+				continue
+			}
+			if !f.Type().IsRegular() {
+				if err := fn(Entry{Digest: d, NotRegular: true}); err != nil {
+					return err
+				}
 				continue
 			}
 			fi, err := f.Info()
@@ -63,7 +73,7 @@ func (s *Store) Walk(fn func(Entry) error) error {
 // Check re-hashes d's file whatever this process remembers: nil when it
 // matches, ErrMismatch when not (the file is left for the caller).
 func (s *Store) Check(d protocol.Digest) error {
-	f, err := os.Open(s.Path(d))
+	f, _, err := regularfile.Open(s.Path(d), os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -81,7 +91,7 @@ func (s *Store) Check(d protocol.Digest) error {
 // usage adds up the directory's files (the cap's starting point).
 func (s *Store) usage() (int64, error) {
 	var n int64
-	err := s.Walk(func(e Entry) error { n += e.Size; return nil })
+	err := s.Walk(func(e Entry) error { n += e.Size; return nil }) // 0 for a name that is not a file
 	return n, err
 }
 

@@ -15,18 +15,19 @@ type BlobCheck struct {
 	Files int   // blob files looked at
 	Bytes int64 // their size
 	// Bad files do not hash to their name; Withdrawn and Orphans are files
-	// of withdrawn documents and of documents the store lacks.
-	Bad, Withdrawn, Orphans int
-	Repaired                int // problems fixed (repair mode)
+	// of withdrawn documents and of documents the store lacks; NotRegular
+	// are blob names that are not regular files (a FIFO, a directory).
+	Bad, Withdrawn, Orphans, NotRegular int
+	Repaired                            int // problems fixed (repair mode)
 }
 
 // Problems counts everything wrong.
-func (c BlobCheck) Problems() int { return c.Bad + c.Withdrawn + c.Orphans }
+func (c BlobCheck) Problems() int { return c.Bad + c.Withdrawn + c.Orphans + c.NotRegular }
 
 // BlobProblem is one file VerifyBlobs reports.
 type BlobProblem struct {
 	Digest protocol.Digest
-	What   string // "mismatch", "withdrawn", "orphan"
+	What   string // "mismatch", "withdrawn", "orphan", "not-regular"
 	Fixed  bool
 }
 
@@ -90,6 +91,20 @@ func (s *Service) VerifyBlobs(ctx context.Context, repair bool, report func(Blob
 		return nil
 	}
 	err := files.Walk(func(e blobs.Entry) error {
+		if e.NotRegular {
+			// Never served (an open refuses it); repaired like a mismatch.
+			c.NotRegular++
+			p := BlobProblem{Digest: e.Digest, What: "not-regular"}
+			if repair {
+				if err := s.repairBlob(ctx, e.Digest, p.What); err != nil {
+					return err
+				}
+				p.Fixed = true
+				c.Repaired++
+			}
+			report(p)
+			return ctx.Err()
+		}
 		c.Files++
 		c.Bytes += e.Size
 		batch = append(batch, e.Digest)
@@ -105,12 +120,12 @@ func (s *Service) VerifyBlobs(ctx context.Context, repair bool, report func(Blob
 }
 
 // repairBlob removes a bad file and, for a listed document, writes it
-// again from the store.
+// again from the store (Put checks the store's bytes against d).
 func (s *Service) repairBlob(ctx context.Context, d protocol.Digest, what string) error {
 	if err := s.blobs.files.Remove(d); err != nil {
 		return err
 	}
-	if what != "mismatch" {
+	if what != "mismatch" && what != "not-regular" {
 		return nil
 	}
 	content, _, err := s.store.Content(ctx, d)

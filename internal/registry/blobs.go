@@ -191,6 +191,8 @@ func (s *Service) blobFailed(d protocol.Digest, err error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, blobs.ErrMismatch):
 		s.log.Warn("a blob failed verification and was deleted; it is written again from the database", "hash", d.Hex())
+	case errors.Is(err, blobs.ErrNotRegular):
+		s.log.Warn("a blob's name was not a regular file and was removed; it is written again from the database", "hash", d.Hex(), "error", err.Error())
 	default:
 		s.log.Warn("reading a blob failed; answering from the database", "hash", d.Hex(), "error", err.Error())
 	}

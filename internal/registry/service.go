@@ -7,12 +7,15 @@ package registry
 
 import (
 	"context"
+	"crypto/sha1"
 	"errors"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -68,6 +71,8 @@ type Service struct {
 	rerankBudget *rerankBudget
 	rerankCache  *rerankCache
 	blobs        blobState
+	// corrupt counts the store's documents found not to hash to their name.
+	corrupt atomic.Int64
 	touchState
 }
 
@@ -161,7 +166,12 @@ func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) 
 	e, err := s.store.Get(ctx, d, withContent)
 	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
 		if _, ferr := s.pull(ctx, d); ferr == nil {
-			return s.store.Get(ctx, d, withContent)
+			e, err = s.store.Get(ctx, d, withContent)
+		}
+	}
+	if err == nil && withContent {
+		if cerr := s.checkStored(d, e.Content); cerr != nil {
+			return store.Entry{}, cerr
 		}
 	}
 	return e, err
@@ -192,6 +202,9 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkStored(d, b); err != nil {
+		return nil, err
+	}
 	// A first read (or one after a blob failed verification): the store's
 	// bytes are checked against d before they become a file. Only an
 	// active document's: the others are never answered from one.
@@ -202,6 +215,25 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 	s.cache.put(doc)
 	return doc, nil
 }
+
+// checkStored refuses the store's bytes for d unless they hash to d: a
+// database changed behind the registry's back must not have them served,
+// cached or written as a blob. Every read is checked (a SHA-1 of a few KiB
+// costs far less than the query that fetched it); the cache and the blob
+// directory then hold only checked bytes.
+func (s *Service) checkStored(d protocol.Digest, b []byte) error {
+	if sha1.Sum(b) == d {
+		return nil
+	}
+	s.corrupt.Add(1)
+	s.log.Error("the database holds bytes for this document that do not hash to its name; not served (restore the document from a backup or another replica)",
+		"hash", d.Hex(), "bytes", len(b))
+	return apperr.ErrCorruptDocument
+}
+
+// CorruptReads counts the reads that found a document's stored bytes not
+// hashing to its name (metrics).
+func (s *Service) CorruptReads() int64 { return s.corrupt.Load() }
 
 // CachedRaw returns a document only if the cache holds it: no store
 // access, no upstream, no allocation (the HTTP layer's hot path).

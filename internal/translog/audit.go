@@ -408,6 +408,10 @@ func checkServed(ctx context.Context, reg Registry, d protocol.Digest, s *docSta
 	switch {
 	case errors.Is(err, agora.ErrHashMismatch), errors.Is(err, agora.ErrCollisionAttack):
 		return ErrMismatch.With(fmt.Sprintf("the registry serves bytes under %s that are not that document: %v", d.Hex(), err))
+	case problemCode(err) == "corrupt_document":
+		// The registry found its own copy damaged and refused to serve it:
+		// a logged document it can no longer serve, whatever it answers.
+		return ErrMismatch.With(fmt.Sprintf("the registry reports its stored copy of %s damaged (corrupt_document): its log records a document it cannot serve", d.Hex()))
 	case s.withdrawn && err == nil:
 		return errAhead.With(fmt.Sprintf("the registry serves %s, which its log records withdrawn (%s)", d.Hex(), s.latest.Time.Format(time.RFC3339)))
 	case s.withdrawn && (status == http.StatusGone || status == http.StatusNotFound):
@@ -437,6 +441,15 @@ func checkServed(ctx context.Context, reg Registry, d protocol.Digest, s *docSta
 		return errAhead.With(fmt.Sprintf("the registry names %q the replacement of %s; its log attests %q", meta.Replacement, d.Hex(), s.latest.Attested.ReplacedBy))
 	}
 	return nil
+}
+
+// problemCode is the problem code of a registry's non-2xx answer, else "".
+func problemCode(err error) string {
+	var re *agora.RegistryError
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return ""
 }
 
 // httpStatus is the HTTP status of a registry's non-2xx answer, else 0.

@@ -6,10 +6,14 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/agora-registry/registry/internal/regularfile"
 )
 
 // Key is the log's signing key and the verifier key readers pin.
@@ -28,9 +32,9 @@ type KeySource interface {
 func LoadKey(ctx context.Context, src KeySource, keyFile, origin string) (Key, error) {
 	var skey string
 	if keyFile != "" {
-		b, err := os.ReadFile(keyFile)
+		b, err := readKeyFile(keyFile)
 		if err != nil {
-			return Key{}, fmt.Errorf("reading the log key file: %w", err)
+			return Key{}, err
 		}
 		skey = strings.TrimSpace(string(b))
 	} else {
@@ -41,6 +45,33 @@ func LoadKey(ctx context.Context, src KeySource, keyFile, origin string) (Key, e
 		}
 	}
 	return ParseKey(skey)
+}
+
+// maxKeyFileBytes bounds a key file's read (a note signer key is about
+// 100 bytes).
+const maxKeyFileBytes = 4 << 10
+
+// readKeyFile reads the signing key's file: a regular file (opening a FIFO
+// does not block, and is refused), readable and writable by its owner only,
+// as ssh demands of a private key: anyone else who can read it can sign a
+// forked history of the log.
+func readKeyFile(path string) ([]byte, error) {
+	f, fi, err := regularfile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading the log key file: %w", err)
+	}
+	defer f.Close()
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
+		return nil, fmt.Errorf("the log key file %s is accessible by group or others (mode %04o), so anyone on the machine could sign a forked log; run: chmod 600 %s", path, perm, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the log key file: %w", err)
+	}
+	if len(b) > maxKeyFileBytes {
+		return nil, fmt.Errorf("the log key file %s is larger than %d bytes; it should hold one note signer key (registry log-key ORIGIN)", path, maxKeyFileBytes)
+	}
+	return b, nil
 }
 
 // GenerateKey makes a new Ed25519 signer key for the log named origin.

@@ -28,6 +28,9 @@ func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
+	if problemCode(err) == "corrupt_document" {
+		return false // damage that stays: asking again only repeats it
+	}
 	if s := httpStatus(err); s != 0 {
 		return s >= 500 || s == http.StatusTooManyRequests || s == http.StatusRequestTimeout
 	}

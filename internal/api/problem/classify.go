@@ -49,6 +49,9 @@ func Classify(err error) (status int, code, message string) {
 	case apperr.As(err) != nil:
 		ae := apperr.As(err)
 		status = apperr.HTTPStatus(ae.Kind)
+		if errors.Is(err, apperr.ErrCorruptDocument) { // internal, but with its own code and fixed text
+			return http.StatusInternalServerError, apperr.ErrCorruptDocument.Code, apperr.ErrCorruptDocument.Message
+		}
 		if status == http.StatusInternalServerError { // Internal, or a kind the table lacks: no detail leaves
 			return http.StatusInternalServerError, errInternal.Code, errInternal.Message
 		}

@@ -8,11 +8,13 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/agora-registry/registry/internal/regularfile"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
 )
@@ -92,7 +94,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string, tn tuning) (*Store, error) {
-	if err := checkPath(path); err != nil {
+	if err := CreateFile(path); err != nil {
 		return nil, err
 	}
 	if err := initFile(ctx, path); err != nil {
@@ -129,6 +131,24 @@ func open(ctx context.Context, path string, tn tuning) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// CreateFile makes sure path is a regular file, creating it empty (an
+// empty file is a new database) with mode 0600 when missing: SQLite would
+// create it 0644 less the umask, readable by everyone when the operator
+// made the directory, and gives its -wal and -shm files the database
+// file's mode. The open does not block (a FIFO at path would hang SQLite's
+// open for ever) and anything but a regular file is refused. An existing
+// file keeps its mode.
+func CreateFile(path string) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	f, _, err := regularfile.Open(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("sqlite: opening the database file: %w", err)
+	}
+	return f.Close()
 }
 
 // initFile sets the page size and WAL mode of a new file. The page size
