@@ -48,8 +48,12 @@ func TestAdoptionWritesOfTwoDaysAtOnceKeepTheScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 2)
-	go func() { errs <- s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 5, Clients: clients(10, 5)}}) }()
-	go func() { errs <- s.AddAdoption(ctx, next, []store.AdoptionDelta{{Digest: d, Resolutions: 6, Clients: clients(0, 6)}}) }()
+	go func() {
+		errs <- s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 5, Clients: clients(10, 5)}})
+	}()
+	go func() {
+		errs <- s.AddAdoption(ctx, next, []store.AdoptionDelta{{Digest: d, Resolutions: 6, Clients: clients(0, 6)}})
+	}()
 	// Both writers wait for a lock (the held row, or each other). Read
 	// from another session: one in a transaction sees a frozen snapshot of
 	// pg_stat_activity.
