@@ -169,7 +169,7 @@ func TestFlushWritesInHashOrder(t *testing.T) {
 	c := New(sink, nil, nil)
 	n := 2*store.MaxAdoptionBatch + 7
 	for i := range n {
-		c.Fetched(digest(i * 7919), client) // scattered: not added in hash order
+		c.Fetched(digest(i*7919), client) // scattered: not added in hash order
 	}
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
