@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"io"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -80,9 +81,11 @@ type dayKey struct {
 	secret [32]byte
 }
 
-func newDayKey(day time.Time) *dayKey {
+func newDayKey(day time.Time, random io.Reader) *dayKey {
 	k := &dayKey{day: day}
-	_, _ = rand.Read(k.secret[:]) // crypto/rand.Read never fails
+	if _, err := io.ReadFull(random, k.secret[:]); err != nil {
+		panic("adoption: no randomness for the day's key: " + err.Error()) // crypto/rand never fails
+	}
 	return k
 }
 
@@ -110,6 +113,7 @@ type Counter struct {
 	carry   map[protocol.Digest]store.AdoptionDelta
 	lastDay time.Time
 	key     atomic.Pointer[dayKey]
+	random  io.Reader // the keys' source: crypto/rand (tests seed it)
 	// full asks Run for an early flush when a shard is full.
 	full chan struct{}
 }
@@ -122,8 +126,8 @@ func New(sink Sink, log *slog.Logger, now func() time.Time) *Counter {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Counter{sink: sink, log: log, now: now, carry: map[protocol.Digest]store.AdoptionDelta{}, full: make(chan struct{}, 1)}
-	c.key.Store(newDayKey(store.Day(now())))
+	c := &Counter{sink: sink, log: log, now: now, carry: map[protocol.Digest]store.AdoptionDelta{}, full: make(chan struct{}, 1), random: rand.Reader}
+	c.key.Store(newDayKey(store.Day(now()), c.random))
 	return c
 }
 
@@ -226,7 +230,7 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	}
 	// A new day's clients are hashed with a new key; the old one is gone.
 	if !c.key.Load().day.Equal(today) {
-		c.key.Store(newDayKey(today))
+		c.key.Store(newDayKey(today, c.random))
 	}
 	var firstErr error
 	for i := 0; i < len(ordered); i += store.MaxAdoptionBatch {
