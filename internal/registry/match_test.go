@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/adoption/sketch"
+	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
