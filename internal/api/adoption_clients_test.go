@@ -191,7 +191,7 @@ func TestClientsAreTheAddressTheRegistryBelieves(t *testing.T) {
 		f.fetch(t, a, p, "")
 	}
 	for i := range 100 {
-		f.fetch(t, b, "203.0.113.5:1", fmt.Sprintf("10.9.0.%d", i))    // an untrusted peer's header
+		f.fetch(t, b, "203.0.113.5:1", fmt.Sprintf("10.9.0.%d", i))  // an untrusted peer's header
 		f.fetch(t, b, "192.0.2.1:1", fmt.Sprintf("10.8.0.%d", i%40)) // the proxy's
 	}
 	f.flush(t)
