@@ -3,6 +3,7 @@ package adoption
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"net/netip"
@@ -169,7 +170,7 @@ func TestTheKeyChangesWithTheDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := c.key.Load()
-	if after == before || after.secret == before.secret || after.hash(client) == h || !after.day.Equal(store.Day(now)) {
+	if after == before || after.k0 == before.k0 && after.k1 == before.k1 || after.hash(client) == h || !after.day.Equal(store.Day(now)) {
 		t.Fatal("a new day kept the old key")
 	}
 }
@@ -209,5 +210,28 @@ func TestClientHashAllocatesNothing(t *testing.T) {
 	a := netip.MustParseAddr("2001:db8::")
 	if n := testing.AllocsPerRun(1000, func() { _ = k.hash(a) }); n != 0 {
 		t.Fatalf("hashing a client allocates %v times", n)
+	}
+}
+
+// sipHash16 is SipHash-2-4: vectors from OpenSSL's SIPHASH MAC
+// (`openssl mac -macopt hexkey:KEY -macopt size:8 -in MSG SIPHASH`, whose
+// output is the hash's little-endian bytes).
+func TestSipHashVectors(t *testing.T) {
+	le := func(h string) uint64 {
+		var b [16]byte
+		if _, err := hex.Decode(b[:len(h)/2], []byte(h)); err != nil {
+			t.Fatal(err)
+		}
+		return binary.LittleEndian.Uint64(b[:8])
+	}
+	for _, v := range []struct{ key, msg, out string }{
+		{"000102030405060708090a0b0c0d0e0f", "000102030405060708090a0b0c0d0e0f", "db9bc2577fcc2a3f"},
+		{"f0e1d2c3b4a5968778695a4b3c2d1e0f", "00000000000000000000ffffcb00714d", "bac65ed369e01bbd"},
+	} {
+		k, m := v.key, v.msg
+		got := sipHash16(le(k[:16]), le(k[16:]), le(m[:16]), le(m[16:]))
+		if want := le(v.out); got != want {
+			t.Errorf("SipHash(%s, %s) = %016x, want %016x", k, m, got, want)
+		}
 	}
 }

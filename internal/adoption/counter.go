@@ -4,10 +4,9 @@
 //
 // It also counts distinct clients per hash and day without keeping who
 // asked: a client's address (an IPv4 address or IPv6 /64) is hashed at once
-// with a random key made for the day and kept only in this process's
-// memory, SHA-256(key ‖ address) (a keyed hash of fixed-length input, so
-// no length extension), and only the first 64 bits are kept; the store
-// receives a sketch of those hashes (internal/adoption/sketch). Without
+// with SipHash-2-4, a keyed pseudorandom function, under a random 128-bit
+// key made for the day and kept only in this process's memory; the store
+// receives a sketch of those 64-bit hashes (internal/adoption/sketch). Without
 // the key, which is never written anywhere and replaced at the first flush
 // of each UTC day, a hash cannot be tied to an address, even by trying
 // every IPv4 address. One process counts a client once per day; a client
@@ -19,7 +18,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"io"
 	"log/slog"
@@ -78,25 +76,21 @@ type counts struct{ fetches, resolutions int64 }
 // dayKey is the random key clients are hashed with on one UTC day.
 type dayKey struct {
 	day    time.Time
-	secret [32]byte
+	k0, k1 uint64
 }
 
 func newDayKey(day time.Time, random io.Reader) *dayKey {
-	k := &dayKey{day: day}
-	if _, err := io.ReadFull(random, k.secret[:]); err != nil {
+	var secret [16]byte
+	if _, err := io.ReadFull(random, secret[:]); err != nil {
 		panic("adoption: no randomness for the day's key: " + err.Error()) // crypto/rand never fails
 	}
-	return k
+	return &dayKey{day: day, k0: binary.LittleEndian.Uint64(secret[:8]), k1: binary.LittleEndian.Uint64(secret[8:])}
 }
 
 // hash is the client's keyed hash (never noClient). No allocation.
 func (k *dayKey) hash(client netip.Addr) uint64 {
-	var buf [48]byte
-	copy(buf[:32], k.secret[:])
 	a := client.As16()
-	copy(buf[32:], a[:])
-	sum := sha256.Sum256(buf[:])
-	if h := binary.BigEndian.Uint64(sum[:8]); h != noClient {
+	if h := sipHash16(k.k0, k.k1, binary.LittleEndian.Uint64(a[:8]), binary.LittleEndian.Uint64(a[8:])); h != noClient {
 		return h
 	}
 	return 1
