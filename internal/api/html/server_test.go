@@ -16,6 +16,7 @@ import (
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
@@ -25,6 +26,7 @@ type testServer struct {
 	URL string
 	svc *registry.Service
 	dir *directory.Directory // the agent directory (loopback agents allowed)
+	st  store.Store
 }
 
 type serverOptions struct {
@@ -71,5 +73,5 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc, dir: dir}
+	return &testServer{URL: base, svc: svc, dir: dir, st: st}
 }
