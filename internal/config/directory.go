@@ -23,7 +23,7 @@ func (d *Directory) Options() []Option {
 		{Flag: "agent-max-failures", Env: "REGISTRY_AGENT_MAX_FAILURES", Default: "5", Usage: "failed crawls in a row after which an agent is removed from the directory", Value: Count(&d.AgentMaxFailures, 1, 1000)},
 		{Flag: "agent-crawl-timeout", Env: "REGISTRY_AGENT_CRAWL_TIMEOUT", Default: "10s", Usage: "time one crawl of an agent may take: its three well-known paths and their redirects (at most 3)", Value: Duration(&d.AgentCrawlTimeout)},
 		{Flag: "agent-wellknown-bytes", Env: "REGISTRY_AGENT_WELLKNOWN_BYTES", Default: "1MiB", Usage: "largest well-known answer read from an agent", Value: Size(&d.AgentWellKnownBytes, 1<<10, 16<<20)},
-		{Flag: "adoption-flush", Env: "REGISTRY_ADOPTION_FLUSH", Default: "5s", Usage: "how often the in-memory counts of raw fetches and resolutions are written to the store (and on shutdown)", Value: Duration(&d.AdoptionFlush)},
+		{Flag: "adoption-flush", Env: "REGISTRY_ADOPTION_FLUSH", Default: "5s", Usage: "how often the in-memory counts of raw fetches, resolutions and distinct clients are written to the store (and on shutdown)", Value: Duration(&d.AdoptionFlush)},
 		{Flag: "mcp", Env: "REGISTRY_MCP", Default: "true", Usage: "serve the read-only MCP endpoint /mcp (streamable HTTP) for LLM clients", Value: Bool(&d.MCP)},
 	}
 }
