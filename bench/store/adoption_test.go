@@ -9,6 +9,7 @@ import (
 	"time"
 
 	storebench "github.com/agora-registry/registry/bench/store"
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -32,7 +33,8 @@ func BenchmarkAdoptionFlushOrder(b *testing.B) {
 		for j := range d {
 			d[j] = byte(rand.IntN(256))
 		}
-		all[i] = store.AdoptionDelta{Digest: d, Fetches: 1}
+		// One client each, as the counter sends (a sketch of one hash).
+		all[i] = store.AdoptionDelta{Digest: d, Fetches: 1, Clients: sketch.Of([]uint64{rand.Uint64()})}
 	}
 	s := storebench.OpenSQLite(b)
 	for batch := range slices.Chunk(all, store.MaxAdoptionBatch) {

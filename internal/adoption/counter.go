@@ -1,17 +1,33 @@
 // Package adoption counts raw fetches and resolutions per protocol hash in
 // memory and writes them to the store in batches: a request costs a map
-// update under one of 64 locks, never a database write, and nothing about who
-// asked (no address, no user agent) is kept anywhere.
+// update under one of 64 locks, never a database write.
+//
+// It also counts distinct clients per hash and day without keeping who
+// asked: a client's address (an IPv4 address or IPv6 /64) is hashed at once
+// with SipHash-2-4, a keyed pseudorandom function, under a random 128-bit
+// key made for the day and kept only in this process's memory; the store
+// receives a sketch of those 64-bit hashes (internal/adoption/sketch). Without
+// the key, which is never written anywhere and replaced at the first flush
+// of each UTC day, a hash cannot be tied to an address, even by trying
+// every IPv4 address. One process counts a client once per day; a client
+// that reaches two replicas, or one registry before and after a restart,
+// is counted once per key it met.
 package adoption
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"io"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -29,17 +45,56 @@ const DefaultFlushInterval = 5 * time.Second
 // over, so concurrent requests rarely wait for one another.
 const shardCount = 64
 
-// shard holds some hashes' counts since the last flush. Its map holds no
-// pointers, so the garbage collector never scans it however many hashes
-// it counts (with a pointer per hash, 100,000 counted hashes kept the
-// collector busy under the memory budget: docs/BENCHMARKS.md, "Adoption
-// flush").
+// shardPairs bounds the (hash, client) pairs one shard holds between
+// flushes (64 × 2,048 pairs of 48 bytes: a few MiB). A full shard counts
+// a new pair's requests without its client and asks for an early flush,
+// so many addresses cannot grow memory, only wait for the next flush.
+const shardPairs = 2048
+
+// noClient is the client hash of requests counted without a client (a
+// full shard); keyed hashes of 0 are taken as 1.
+const noClient = 0
+
+// shard holds some hashes' counts since the last flush, per client. Its
+// map holds no pointers, so the garbage collector never scans it however
+// many hashes it counts (with a pointer per hash, 100,000 counted hashes
+// kept the collector busy under the memory budget: docs/BENCHMARKS.md,
+// "Adoption flush").
 type shard struct {
 	mu     sync.Mutex
-	counts map[protocol.Digest]counts
+	counts map[pair]counts
+}
+
+// pair is one client's requests for one hash; client is a keyed hash.
+type pair struct {
+	d      protocol.Digest
+	client uint64
 }
 
 type counts struct{ fetches, resolutions int64 }
+
+// dayKey is the random key clients are hashed with on one UTC day.
+type dayKey struct {
+	day    time.Time
+	k0, k1 uint64
+}
+
+func newDayKey(day time.Time, random io.Reader) *dayKey {
+	var secret [16]byte
+	if _, err := io.ReadFull(random, secret[:]); err != nil {
+		panic("adoption: no randomness for the day's key: " + err.Error()) // crypto/rand never fails
+	}
+	return &dayKey{day: day, k0: binary.LittleEndian.Uint64(secret[:8]), k1: binary.LittleEndian.Uint64(secret[8:])}
+}
+
+// hash is the client's keyed hash (never noClient). No allocation.
+func (k *dayKey) hash(client netip.Addr) uint64 {
+	a := client.As16()
+	if h := sipHash16(k.k0, k.k1, binary.LittleEndian.Uint64(a[:8]), binary.LittleEndian.Uint64(a[8:])); h != noClient {
+		return h
+	}
+	return 1
+}
 
 // Counter counts per hash. The zero value is not usable; use New.
 type Counter struct {
@@ -51,6 +106,10 @@ type Counter struct {
 	// carry holds deltas a failed write could not store, retried next flush.
 	carry   map[protocol.Digest]store.AdoptionDelta
 	lastDay time.Time
+	key     atomic.Pointer[dayKey]
+	random  io.Reader // the keys' source: crypto/rand (tests seed it)
+	// full asks Run for an early flush when a shard is full.
+	full chan struct{}
 }
 
 // New returns a counter writing to sink; now is the clock (nil: time.Now).
@@ -61,33 +120,47 @@ func New(sink Sink, log *slog.Logger, now func() time.Time) *Counter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Counter{sink: sink, log: log, now: now, carry: map[protocol.Digest]store.AdoptionDelta{}}
+	c := &Counter{sink: sink, log: log, now: now, carry: map[protocol.Digest]store.AdoptionDelta{}, full: make(chan struct{}, 1), random: rand.Reader}
+	c.key.Store(newDayKey(store.Day(now()), c.random))
+	return c
 }
 
-// Fetched counts one raw fetch of d.
-func (c *Counter) Fetched(d protocol.Digest) {
+// Fetched counts one raw fetch of d by client (an address as
+// api.ClientKey makes it: IPv4, or an IPv6 /64).
+func (c *Counter) Fetched(d protocol.Digest, client netip.Addr) {
 	if c != nil {
-		c.add(d, 1, 0)
+		c.add(d, client, 1, 0)
 	}
 }
 
-// Resolved counts one resolution of d.
-func (c *Counter) Resolved(d protocol.Digest) {
+// Resolved counts one resolution of d by client.
+func (c *Counter) Resolved(d protocol.Digest, client netip.Addr) {
 	if c != nil {
-		c.add(d, 0, 1)
+		c.add(d, client, 0, 1)
 	}
 }
 
-func (c *Counter) add(d protocol.Digest, f, r int64) {
-	s := &c.shards[int(d[0])%shardCount]
+// add hashes the client before taking the lock; the shard follows hash and
+// client, so one hot hash's clients spread over the shards.
+func (c *Counter) add(d protocol.Digest, client netip.Addr, f, r int64) {
+	p := pair{d: d, client: c.key.Load().hash(client)}
+	s := &c.shards[(uint(d[0])+uint(p.client))%shardCount]
 	s.mu.Lock()
 	if s.counts == nil {
-		s.counts = map[protocol.Digest]counts{}
+		s.counts = map[pair]counts{}
 	}
-	n := s.counts[d]
+	n, ok := s.counts[p]
+	if !ok && len(s.counts) >= shardPairs {
+		p.client = noClient
+		n = s.counts[p]
+		select {
+		case c.full <- struct{}{}:
+		default:
+		}
+	}
 	n.fetches += f
 	n.resolutions += r
-	s.counts[d] = n
+	s.counts[p] = n
 	s.mu.Unlock()
 }
 
@@ -112,15 +185,32 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 		ordered = append(ordered, d)
 	}
 	c.carry = map[protocol.Digest]store.AdoptionDelta{}
+	type gathered struct {
+		counts
+		clients []uint64
+	}
+	byDigest := map[protocol.Digest]*gathered{}
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
 		taken := s.counts
 		s.counts = nil
 		s.mu.Unlock()
-		for d, n := range taken {
-			ordered = append(ordered, store.AdoptionDelta{Digest: d, Fetches: n.fetches, Resolutions: n.resolutions})
+		for p, n := range taken {
+			g := byDigest[p.d]
+			if g == nil {
+				g = &gathered{}
+				byDigest[p.d] = g
+			}
+			g.fetches += n.fetches
+			g.resolutions += n.resolutions
+			if p.client != noClient {
+				g.clients = append(g.clients, p.client)
+			}
 		}
+	}
+	for d, g := range byDigest {
+		ordered = append(ordered, store.AdoptionDelta{Digest: d, Fetches: g.fetches, Resolutions: g.resolutions, Clients: sketch.Of(g.clients)})
 	}
 	// In hash order: each batch then touches neighbouring index pages
 	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
@@ -132,15 +222,23 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	if today.Before(c.lastDay) {
 		today = c.lastDay
 	}
+	// A new day's clients are hashed with a new key; the old one is gone.
+	if !c.key.Load().day.Equal(today) {
+		c.key.Store(newDayKey(today, c.random))
+	}
 	var firstErr error
 	for i := 0; i < len(ordered); i += store.MaxAdoptionBatch {
 		batch := ordered[i:min(i+store.MaxAdoptionBatch, len(ordered))]
 		began := time.Now()
 		if err := c.sink.AddAdoption(ctx, today, batch); err != nil {
-			// Added, not set: a failed batch may hold a hash twice.
+			// Added and merged, not set: a failed batch may hold a hash twice.
 			for _, d := range batch {
 				old := c.carry[d.Digest]
-				c.carry[d.Digest] = store.AdoptionDelta{Digest: d.Digest, Fetches: old.Fetches + d.Fetches, Resolutions: old.Resolutions + d.Resolutions}
+				clients, err := sketch.Merge(old.Clients, d.Clients)
+				if err != nil { // only this package's sketches reach here
+					clients = d.Clients
+				}
+				c.carry[d.Digest] = store.AdoptionDelta{Digest: d.Digest, Fetches: old.Fetches + d.Fetches, Resolutions: old.Resolutions + d.Resolutions, Clients: clients}
 			}
 			if firstErr == nil {
 				firstErr = err
@@ -178,9 +276,10 @@ func (c *Counter) Run(ctx context.Context, interval time.Duration) {
 			cancel()
 			return
 		case <-t.C:
-			if err := c.flushCounts(ctx, true); err != nil && ctx.Err() == nil {
-				c.log.Warn("writing adoption counts failed; retried at the next flush", "error", err)
-			}
+		case <-c.full: // a shard is full: flush now, not at the tick
+		}
+		if err := c.flushCounts(ctx, true); err != nil && ctx.Err() == nil {
+			c.log.Warn("writing adoption counts failed; retried at the next flush", "error", err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/netip"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -46,6 +47,9 @@ func (s *sumSink) AddAdoption(_ context.Context, _ time.Time, ds []store.Adoptio
 
 func (s *sumSink) RefreshAdoption(context.Context, time.Time) error { return nil }
 
+// client is the one client most tests count.
+var client = netip.MustParseAddr("192.0.2.1")
+
 func digest(i int) protocol.Digest {
 	var d protocol.Digest
 	d[0], d[1] = byte(i), byte(i>>8)
@@ -82,9 +86,9 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 				// Bursts on few hashes, then silence, across many flushes.
 				d := digest((w*perWorker + i) / 50 % hashes)
 				if i%3 == 0 {
-					c.Resolved(d)
+					c.Resolved(d, client)
 				} else {
-					c.Fetched(d)
+					c.Fetched(d, client)
 				}
 			}
 		}()
@@ -122,9 +126,9 @@ func TestRunFlushesOnShutdown(t *testing.T) {
 	done := make(chan struct{})
 	go func() { c.Run(ctx, time.Hour); close(done) }()
 	for range 5 {
-		c.Fetched(digest(1))
+		c.Fetched(digest(1), client)
 	}
-	c.Resolved(digest(1))
+	c.Resolved(digest(1), client)
 	cancel()
 	<-done
 	totals, err := st.AdoptionTotals(context.Background(), []protocol.Digest{digest(1)}, store.WindowStart(time.Now()))
@@ -140,8 +144,8 @@ func TestRunFlushesOnShutdown(t *testing.T) {
 func TestHotPathAllocatesNothing(t *testing.T) {
 	c := New(&sumSink{sums: map[protocol.Digest]store.AdoptionCounts{}}, nil, nil)
 	d := digest(9)
-	c.Fetched(d)
-	if n := testing.AllocsPerRun(1000, func() { c.Fetched(d) }); n != 0 {
+	c.Fetched(d, client)
+	if n := testing.AllocsPerRun(1000, func() { c.Fetched(d, client) }); n != 0 {
 		t.Fatalf("Fetched allocates %v times", n)
 	}
 }
@@ -165,7 +169,7 @@ func TestFlushWritesInHashOrder(t *testing.T) {
 	c := New(sink, nil, nil)
 	n := 2*store.MaxAdoptionBatch + 7
 	for i := range n {
-		c.Fetched(digest(i * 7919)) // scattered: not added in hash order
+		c.Fetched(digest(i*7919), client) // scattered: not added in hash order
 	}
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -232,7 +236,7 @@ func TestPeriodicFlushRestsBetweenBatches(t *testing.T) {
 	sink := &slowSink{took: 30 * time.Millisecond}
 	c := New(sink, nil, nil)
 	for i := range 2*store.MaxAdoptionBatch + 1 {
-		c.Fetched(digest(i))
+		c.Fetched(digest(i), client)
 	}
 	if err := c.flushCounts(context.Background(), true); err != nil {
 		t.Fatal(err)
@@ -255,14 +259,14 @@ func TestFailedFlushesInARowKeepEveryCount(t *testing.T) {
 	d := digest(1)
 	sink.failing.Store(true)
 	for range 2 {
-		c.Fetched(d)
-		c.Resolved(d)
+		c.Fetched(d, client)
+		c.Resolved(d, client)
 		if err := c.Flush(context.Background()); err == nil {
 			t.Fatal("a flush into a failing sink reported no error")
 		}
 	}
 	sink.failing.Store(false)
-	c.Fetched(d)
+	c.Fetched(d, client)
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +311,7 @@ func TestShutdownDuringAPacedFlushLosesNothing(t *testing.T) {
 	c := New(sink, nil, nil)
 	hashes := 2*store.MaxAdoptionBatch + 1
 	for i := range hashes {
-		c.Fetched(digest(i))
+		c.Fetched(digest(i), client)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -358,12 +362,12 @@ func TestAClockSteppedBackCountsIntoTheRefreshedDay(t *testing.T) {
 	clock := later
 	sink := &daySink{}
 	c := New(sink, nil, func() time.Time { return clock })
-	c.Fetched(digest(1))
+	c.Fetched(digest(1), client)
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	clock = later.Add(-10 * time.Second) // the day before
-	c.Fetched(digest(1))
+	c.Fetched(digest(1), client)
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}

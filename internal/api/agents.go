@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -17,6 +18,18 @@ import (
 
 // WithAdoption counts raw fetches and resolutions in c.
 func WithAdoption(c *adoption.Counter) Option { return func(s *Server) { s.adoption = c } }
+
+// adoptionClient is who r counts as in the distinct-client counts: the
+// address the IP extractor reads (X-Forwarded-For only from trusted
+// proxies), an IPv6 one by its IPv6ClientPrefix (/64). Nothing when
+// nothing is counted.
+func (s *Server) adoptionClient(r *http.Request) netip.Addr {
+	if s.adoption == nil {
+		return netip.Addr{}
+	}
+	key, _ := ClientKey(s.echo.IPExtractor(r), s.cfg.IPv6ClientPrefix)
+	return key
+}
 
 // WithDirectory serves the agent directory under /api/v1/agents.
 func WithDirectory(d *directory.Directory) Option { return func(s *Server) { s.directory = d } }

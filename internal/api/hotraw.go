@@ -63,7 +63,7 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	id := requestIDFor(r)
 	w.Header()[canonicalRequestID] = []string{id}
 	status, size := src.write(w, r)
-	s.adoption.Fetched(d)
+	s.adoption.Fetched(d, s.adoptionClient(r))
 	elapsed := time.Since(start)
 	s.metrics.observe(rawRoute, r.Method, status, elapsed)
 	s.logRequest(r, id, rawRoute, status, size, elapsed, func() string { return s.echo.IPExtractor(r) })

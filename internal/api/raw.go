@@ -50,7 +50,7 @@ func (s *Server) serveRaw(c echo.Context, d protocol.Digest) error {
 	// The connection itself, so a file's body goes out with sendfile;
 	// echo's response has seen the status through WriteHeader.
 	src.write(responseWriter{c.Response()}, c.Request())
-	s.adoption.Fetched(d)
+	s.adoption.Fetched(d, s.adoptionClient(c.Request()))
 	return nil
 }
 

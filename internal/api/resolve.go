@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 
 	"github.com/labstack/echo/v4"
 
@@ -86,21 +87,22 @@ func (s *Server) resolve(c echo.Context) error {
 		}
 	}
 	items := make([]ResolveItem, len(hashes))
+	client := s.adoptionClient(c.Request())
 	j := 0
 	for i, h := range hashes {
 		if !valid[i] {
 			items[i] = ResolveItem{Hash: h, Sources: []string{}, Error: protocol.ErrMalformedDigest.Code}
 			continue
 		}
-		items[i] = s.resolveItem(h, res[j])
+		items[i] = s.resolveItem(h, res[j], client)
 		j++
 	}
 	return writeJSON(c, http.StatusOK, resolveAnswer{Results: items})
 }
 
 // resolveItem is the answer for a well-formed hash: a withdrawn document
-// keeps its title but lists no source.
-func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
+// keeps its title but lists no source. client is who asked (adoption).
+func (s *Server) resolveItem(hash string, r store.Resolution, client netip.Addr) ResolveItem {
 	item := ResolveItem{Hash: hash, Hex: r.Digest.Hex(), Base64: r.Digest.Base64(), Sources: []string{}}
 	if !r.Found {
 		return item
@@ -112,7 +114,7 @@ func (s *Server) resolveItem(hash string, r store.Resolution) ResolveItem {
 	}
 	if !r.Withdrawn {
 		item.Sources = s.svc.Sources(r.Digest)
-		s.adoption.Resolved(r.Digest)
+		s.adoption.Resolved(r.Digest, client)
 	}
 	return item
 }

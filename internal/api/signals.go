@@ -6,8 +6,8 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// addSignals fills each view's adoption: fetches and resolutions over the
-// last 30 days and the registered agents that speak it (two indexed reads
+// addSignals fills each view's adoption: fetches, resolutions and distinct
+// clients over the last 30 days and the registered agents that speak it (two indexed reads
 // for a whole page).
 func (s *Server) addSignals(ctx context.Context, views []ProtocolView) error {
 	if len(views) == 0 {
@@ -27,7 +27,7 @@ func (s *Server) addSignals(ctx context.Context, views []ProtocolView) error {
 	}
 	for i := range views {
 		g := sig[ds[i]]
-		views[i].Fetches, views[i].Resolutions, views[i].Agents = g.Fetches, g.Resolutions, g.Agents
+		views[i].Fetches, views[i].Resolutions, views[i].Clients, views[i].Agents = g.Fetches, g.Resolutions, g.Clients, g.Agents
 	}
 	return nil
 }

@@ -45,9 +45,12 @@ type ProtocolView struct {
 	Content     *string `json:"content,omitempty"`
 	// Versions is set on the one-entry view (GET /api/v1/protocols/{hash}).
 	Versions *VersionsView `json:"versions,omitempty"`
-	// Adoption over the last 30 days (signals.go).
+	// Adoption over the last 30 days (signals.go): raw requests, the
+	// distinct clients of each day summed (what sort=popular ranks by,
+	// with agents), and the registered agents that speak it.
 	Fetches     int64 `json:"fetches"`
 	Resolutions int64 `json:"resolutions"`
+	Clients     int64 `json:"clients"`
 	Agents      int   `json:"agents"`
 }
 

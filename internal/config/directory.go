@@ -31,7 +31,7 @@ func (d *Directory) Options() []Option {
 		{Flag: "agents-per-client", Env: "REGISTRY_AGENTS_PER_CLIENT", Default: "100", Usage: "agents one client's registrations may hold in the directory at once; beyond, 429 agent_total_limit", Value: Count(&d.AgentsPerClient, 1, 1000000)},
 		{Flag: "agent-client-queue", Env: "REGISTRY_AGENT_CLIENT_QUEUE", Default: "4", Usage: "registrations one client may have waiting for their crawl; beyond, 429 agent_queue_full", Value: Count(&d.AgentClientQueue, 1, 1000)},
 		{Flag: "agent-register-wait", Env: "REGISTRY_AGENT_REGISTER_WAIT", Default: "2s", Usage: "how long a registration waits for its crawl before answering 202 (crawl pending; the agent's record shows the outcome)", Value: Duration(&d.AgentRegisterWait)},
-		{Flag: "adoption-flush", Env: "REGISTRY_ADOPTION_FLUSH", Default: "5s", Usage: "how often the in-memory counts of raw fetches and resolutions are written to the store (and on shutdown)", Value: Duration(&d.AdoptionFlush)},
+		{Flag: "adoption-flush", Env: "REGISTRY_ADOPTION_FLUSH", Default: "5s", Usage: "how often the in-memory counts of raw fetches, resolutions and distinct clients are written to the store (and on shutdown)", Value: Duration(&d.AdoptionFlush)},
 		{Flag: "mcp", Env: "REGISTRY_MCP", Default: "true", Usage: "serve the read-only MCP endpoint /mcp (streamable HTTP) for LLM clients", Value: Bool(&d.MCP)},
 	}
 }

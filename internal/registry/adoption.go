@@ -9,10 +9,11 @@ import (
 )
 
 // Signals are a protocol's adoption over the last store.AdoptionWindowDays
-// days: raw fetches, resolutions, and the registered agents that list it.
+// days: raw fetches, resolutions, distinct clients (each day's, summed),
+// and the registered agents that list it.
 type Signals struct {
-	Fetches, Resolutions int64
-	Agents               int
+	Fetches, Resolutions, Clients int64
+	Agents                        int
 }
 
 // Signals reads the adoption of each of ds (at most store.MaxResolve).
@@ -28,7 +29,7 @@ func (s *Service) Signals(ctx context.Context, ds []protocol.Digest) (map[protoc
 	out := make(map[protocol.Digest]Signals, len(ds))
 	for _, d := range ds {
 		t := totals[d]
-		out[d] = Signals{Fetches: t.Fetches, Resolutions: t.Resolutions, Agents: speakers[d]}
+		out[d] = Signals{Fetches: t.Fetches, Resolutions: t.Resolutions, Clients: t.Clients, Agents: speakers[d]}
 	}
 	return out, nil
 }

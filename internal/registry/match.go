@@ -302,7 +302,7 @@ func scoreMatch(e store.Entry, body []byte, words, fields []string, sig Signals,
 		return m // adoption ranks matches; it never makes one
 	}
 	add("agents", nil, w.agents*math.Min(float64(sig.Agents), adoptionPointsLimit))
-	add("adoption", nil, w.adoption*math.Min(math.Log2(1+float64(sig.Fetches+sig.Resolutions)), adoptionPointsLimit))
+	add("adoption", nil, w.adoption*math.Min(math.Log2(1+float64(sig.Clients)), adoptionPointsLimit))
 	if superseded {
 		add("superseded", nil, w.superseded)
 	}

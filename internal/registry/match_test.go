@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -60,7 +61,7 @@ func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
 			}
 		}
 	}
-	if err := svc.store.AddAdoption(ctx, time.Now(), []store.AdoptionDelta{{Digest: mustDigest(t, adopted), Fetches: 10, Resolutions: 5}}); err != nil {
+	if err := svc.store.AddAdoption(ctx, time.Now(), []store.AdoptionDelta{{Digest: mustDigest(t, adopted), Fetches: 10, Resolutions: 5, Clients: sketch.Of([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})}}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, names

@@ -4,10 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// Adoption signals: per-hash daily counts of raw fetches and resolutions.
+// Adoption signals: per-hash daily counts of raw fetches and resolutions,
+// and of distinct clients (a sketch of keyed hashes, internal/adoption).
 const (
 	// AdoptionWindowDays is the window of the JSON views' counts, the
 	// sparkline and sort=popular.
@@ -18,8 +20,9 @@ const (
 	MaxAdoptionBatch = 1000
 )
 
-// SortPopular orders by the last AdoptionWindowDays' fetches and
-// resolutions, most first; it takes no query text.
+// SortPopular orders by the last AdoptionWindowDays' distinct clients
+// (each day's, summed) plus the agents that speak the document, most
+// first; never by raw requests. It takes no query text.
 const SortPopular Sort = "popular"
 
 // AdoptionDelta is what a batch adds to one hash's counts of a day.
@@ -27,12 +30,19 @@ type AdoptionDelta struct {
 	Digest      protocol.Digest
 	Fetches     int64
 	Resolutions int64
+	// Clients is a sketch (internal/adoption/sketch) of keyed hashes of
+	// the clients that fetched or resolved the hash: merged into the
+	// day's sketch as a union, so a hash seen twice counts once.
+	Clients []byte
 }
 
 // AdoptionCounts are counts over some days.
 type AdoptionCounts struct {
 	Fetches     int64
 	Resolutions int64
+	// Clients is the distinct clients of each day, summed over the days
+	// (a client is counted once per day it came).
+	Clients int64
 }
 
 // AdoptionDay is one day's counts (Day is midnight UTC).
@@ -55,8 +65,10 @@ func WindowStart(today time.Time) time.Time {
 // Adoption is the adoption-signal half of the store.
 type Adoption interface {
 	// AddAdoption adds deltas (at most MaxAdoptionBatch) to the counts of
-	// day, and brings those hashes' popularity scores up to date. A hash
-	// may appear more than once; its deltas add up. day is not before the
+	// day, merges their client sketches into the day's, and brings those
+	// hashes' popularity scores up to date. A hash may appear more than
+	// once; its counts add up, its sketches merge. A corrupt sketch fails
+	// the batch with ErrInvalid. day is not before the
 	// today of the process's last RefreshAdoption: the counter holds it
 	// there when the clock steps back, and SQLite's scores rely on it.
 	AddAdoption(ctx context.Context, day time.Time, deltas []AdoptionDelta) error
@@ -66,8 +78,10 @@ type Adoption interface {
 	// AdoptionTotals sums each of ds's counts from day since on (at most
 	// MaxResolve digests); a hash without counts is left out.
 	AdoptionTotals(ctx context.Context, ds []protocol.Digest, since time.Time) (map[protocol.Digest]AdoptionCounts, error)
-	// RefreshAdoption recomputes the scores whose window has moved on by
-	// today and drops days past AdoptionRetentionDays (run once a day).
+	// RefreshAdoption recomputes every score for the window ending today
+	// (the speaking agents included), drops the client sketches of days
+	// before yesterday (their counts stay) and days past
+	// AdoptionRetentionDays (run once a day).
 	RefreshAdoption(ctx context.Context, today time.Time) error
 	// Popular is Search for SortPopular: listed entries with a score, most
 	// popular first (ties by hex), then the rest by hex.
@@ -84,4 +98,63 @@ func PopularPage(q Query, entries []Entry, scores []int64) Page {
 		p.NextCursor = q.EncodeCursor(Cursor{Rank: float64(scores[q.Limit-1]), Hex: last.Digest.Hex()})
 	}
 	return p
+}
+
+// MergeDeltas is deltas with one entry per hash, in first-seen order:
+// counts added, client sketches merged (ErrInvalid for a corrupt one).
+func MergeDeltas(deltas []AdoptionDelta) ([]AdoptionDelta, error) {
+	at := make(map[protocol.Digest]int, len(deltas))
+	out := make([]AdoptionDelta, 0, len(deltas))
+	for _, d := range deltas {
+		i, ok := at[d.Digest]
+		if !ok {
+			if _, err := sketch.Estimate(d.Clients); err != nil {
+				return nil, ErrInvalid.With("corrupt client sketch")
+			}
+			at[d.Digest] = len(out)
+			out = append(out, d)
+			continue
+		}
+		m, err := sketch.Merge(out[i].Clients, d.Clients)
+		if err != nil {
+			return nil, ErrInvalid.With("corrupt client sketch")
+		}
+		out[i].Fetches += d.Fetches
+		out[i].Resolutions += d.Resolutions
+		out[i].Clients = m
+	}
+	return out, nil
+}
+
+// StoredClients is a day row's client count and sketch as an engine read
+// it (Exists false: no row yet).
+type StoredClients struct {
+	Exists  bool
+	Clients int64
+	Sketch  []byte
+}
+
+// Merge returns the day's client count and sketch once add is merged in.
+// A row whose sketch the daily refresh dropped (a count without one: a
+// day before yesterday, written by a process whose clock lags) adds add's
+// count instead, its sketch staying dropped; so does a stored sketch that
+// is corrupt, so one bad row cannot fail every later batch that holds it.
+func (sc StoredClients) Merge(add []byte) (int64, []byte, error) {
+	_, bad := sketch.Estimate(sc.Sketch)
+	if bad != nil || sc.Exists && sc.Sketch == nil && sc.Clients > 0 {
+		n, err := sketch.Estimate(add)
+		if err != nil {
+			return 0, nil, ErrInvalid.With("corrupt client sketch")
+		}
+		return sc.Clients + n, nil, nil
+	}
+	m, err := sketch.Merge(sc.Sketch, add)
+	if err != nil {
+		return 0, nil, ErrInvalid.With("corrupt client sketch")
+	}
+	n, err := sketch.Estimate(m)
+	if err != nil {
+		return 0, nil, ErrInvalid.With("corrupt client sketch")
+	}
+	return n, m, nil
 }

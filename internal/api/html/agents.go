@@ -145,17 +145,21 @@ func agentName(a store.Agent) string {
 }
 
 // adoptionView is the protocol page's adoption partial: who speaks the
-// protocol, who refuses it, and its 30-day sparkline.
+// protocol, who refuses it, and its 30-day sparkline of distinct clients
+// (what sort=popular ranks by) beside the raw request counts.
 type adoptionView struct {
 	Hex                          string
 	Speaking, Refusing           []store.Agent
 	SpeakingCount, RefusingCount int
 	Fetches, Resolutions         int64
+	Clients                      string // each day's distinct clients, summed, in words
 	Points                       string // the sparkline's polyline
 	Label                        string // the sparkline in words
 }
 
 const sparkWidth, sparkHeight = 120, 24
+
+const clientsLabel = "Distinct clients"
 
 // adoption builds the partial; a failure leaves it out of the page.
 func (p *Pages) adoption(ctx context.Context, d protocol.Digest) *adoptionView {
@@ -173,19 +177,21 @@ func (p *Pages) adoption(ctx context.Context, d protocol.Digest) *adoptionView {
 		p.log.Warn("reading a protocol's adoption failed", "hash", d.Hex(), "error", err)
 		return nil
 	}
-	var peak int64 = 1
+	var peak, clients int64 = 1, 0
 	for _, day := range days {
 		v.Fetches += day.Fetches
 		v.Resolutions += day.Resolutions
-		peak = max(peak, day.Fetches+day.Resolutions)
+		clients += day.Clients
+		peak = max(peak, day.Clients)
 	}
 	pts := make([]string, len(days))
 	for i, day := range days {
 		x := float64(i) * sparkWidth / float64(max(1, len(days)-1))
-		y := sparkHeight - 1 - float64(day.Fetches+day.Resolutions)*(sparkHeight-2)/float64(peak)
+		y := sparkHeight - 1 - float64(day.Clients)*(sparkHeight-2)/float64(peak)
 		pts[i] = fmt.Sprintf("%.1f,%.1f", x, y)
 	}
 	v.Points = strings.Join(pts, " ")
-	v.Label = fmt.Sprintf("%s and %s in the last %s", plural.Count(v.Fetches, "fetch", "fetches"), plural.Of(v.Resolutions, "resolution"), plural.Of(len(days), "day"))
+	v.Label = fmt.Sprintf("%s a day over the last %s (%s in all)", clientsLabel, plural.Of(len(days), "day"), plural.Count(clients, "client", "clients"))
+	v.Clients = plural.Count(clients, "distinct client", "distinct clients")
 	return v
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/plural"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -123,6 +125,9 @@ func (p *Pages) browse(c echo.Context) error {
 		var res store.Page
 		res, err = p.svc.Search(ctx, norm)
 		page.Entries = resultViews(res.Entries, norm.Text)
+		if norm.Sort == store.SortPopular {
+			p.addAdoption(ctx, page.Entries)
+		}
 		if res.NextCursor != "" {
 			page.NextURL = browsePageURL(q.Text, norm.Tags, sort, res.NextCursor, back.push(q.Cursor))
 		}
@@ -222,6 +227,25 @@ func browsePageURL(text string, tags []string, sort store.Sort, cursor string, b
 
 // tagURL links to the protocols carrying one tag; templates use it.
 func tagURL(tag string) string { return browseURL("", []string{tag}, "", "") }
+
+// addAdoption labels a popular page's results with what ranked them:
+// distinct clients over 30 days and speaking agents, never raw fetches. A
+// failure leaves the labels out.
+func (p *Pages) addAdoption(ctx context.Context, rs []resultView) {
+	ds := make([]protocol.Digest, len(rs))
+	for i := range rs {
+		ds[i] = rs[i].Digest
+	}
+	sig, err := p.svc.Signals(ctx, ds)
+	if err != nil {
+		p.log.Warn("reading a popular page's adoption failed", "error", err)
+		return
+	}
+	for i := range rs {
+		s := sig[rs[i].Digest]
+		rs[i].Adoption = plural.Count(s.Clients, "client", "clients") + ", " + plural.Count(s.Agents, "agent", "agents") + " (30 days)"
+	}
+}
 
 func sortOptions(current string, hasText bool) []sortOption {
 	opts := []sortOption{{Value: "", Label: "Best match"}, {Value: "newest", Label: "Newest"}, {Value: "name", Label: "Name"}}

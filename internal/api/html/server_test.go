@@ -16,6 +16,7 @@ import (
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
+	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -27,6 +28,7 @@ type testServer struct {
 	svc *registry.Service
 	dir *directory.Directory // the agent directory (loopback agents allowed)
 	log *translog.Log        // with serverOptions.log
+	st  store.Store
 }
 
 type serverOptions struct {
@@ -86,5 +88,5 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc, dir: dir, log: tl}
+	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st}
 }

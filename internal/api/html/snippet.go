@@ -119,6 +119,8 @@ type resultView struct {
 	store.Entry
 	Title   template.HTML // highlighted
 	Snippet template.HTML // highlighted description part, "" for none
+	// Adoption is what sort=popular ranked it by, in words ("" otherwise).
+	Adoption string
 }
 
 func resultViews(entries []store.Entry, text string) []resultView {

@@ -11,8 +11,8 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// AddAdoption adds a batch to one day's counts and rescores those hashes,
-// in one transaction.
+// AddAdoption adds a batch to one day's counts, merges its client
+// sketches into the day's, and rescores those hashes, in one transaction.
 func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.AdoptionDelta) error {
 	if len(deltas) > store.MaxAdoptionBatch {
 		return store.ErrInvalid.With("too many adoption deltas in one batch")
@@ -22,11 +22,13 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 	}
 	day = store.Day(day)
 	since := store.WindowStart(day)
-	digests := make([][]byte, len(deltas))
-	fetches := make([]int64, len(deltas))
-	resolutions := make([]int64, len(deltas))
-	for i, d := range deltas {
-		digests[i], fetches[i], resolutions[i] = d.Digest[:], d.Fetches, d.Resolutions
+	merged, err := store.MergeDeltas(deltas)
+	if err != nil {
+		return err
+	}
+	digests := make([][]byte, len(merged))
+	for i := range merged {
+		digests[i] = merged[i].Digest[:]
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
@@ -34,15 +36,56 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 		if err := lockAdoption(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO adoption_daily AS a (digest, day, fetches, resolutions)
-			SELECT d, $2, sum(f), sum(r) FROM unnest($1::bytea[], $3::bigint[], $4::bigint[]) AS u(d, f, r) GROUP BY d ORDER BY d
-			ON CONFLICT (digest, day) DO UPDATE SET fetches = a.fetches + EXCLUDED.fetches, resolutions = a.resolutions + EXCLUDED.resolutions`,
-			digests, day, fetches, resolutions); err != nil {
+		// The day's stored sketches, read behind the lock: no other
+		// writer merges into them until this transaction ends.
+		stored := make(map[protocol.Digest]store.StoredClients, len(merged))
+		rows, err := tx.Query(ctx, `SELECT digest, clients, client_sketch FROM adoption_daily WHERE digest = ANY ($1) AND day = $2`, digests, day)
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO adoption_scores AS s (digest, score, since)
-			SELECT digest, sum(fetches + resolutions), $2 FROM adoption_daily
-			WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest ORDER BY digest
+		for rows.Next() {
+			var (
+				b  []byte
+				sc store.StoredClients
+			)
+			if err := rows.Scan(&b, &sc.Clients, &sc.Sketch); err != nil {
+				rows.Close()
+				return err
+			}
+			d, err := digestOf(b)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			sc.Exists = true
+			stored[d] = sc
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		fetches := make([]int64, len(merged))
+		resolutions := make([]int64, len(merged))
+		clients := make([]int64, len(merged))
+		sketches := make([][]byte, len(merged))
+		for i, d := range merged {
+			n, sk, err := stored[d.Digest].Merge(d.Clients)
+			if err != nil {
+				return err
+			}
+			fetches[i], resolutions[i], clients[i], sketches[i] = d.Fetches, d.Resolutions, n, sk
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO adoption_daily AS a (digest, day, fetches, resolutions, clients, client_sketch)
+			SELECT d, $2, f, r, c, k FROM unnest($1::bytea[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u(d, f, r, c, k) ORDER BY d
+			ON CONFLICT (digest, day) DO UPDATE SET fetches = a.fetches + EXCLUDED.fetches, resolutions = a.resolutions + EXCLUDED.resolutions,
+				clients = EXCLUDED.clients, client_sketch = EXCLUDED.client_sketch`,
+			digests, day, fetches, resolutions, clients, sketches); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO adoption_scores AS s (digest, score, since)
+			SELECT u.d, coalesce((SELECT sum(clients) FROM adoption_daily a WHERE a.digest = u.d AND a.day >= $2), 0)
+				+ (SELECT count(*) FROM agent_protocols p WHERE p.digest = u.d AND p.supported), $2
+			FROM unnest($1::bytea[]) AS u(d) ORDER BY u.d
 			ON CONFLICT (digest) DO UPDATE SET score = EXCLUDED.score, since = EXCLUDED.since`, digests, since)
 		return err
 	}))
@@ -68,7 +111,7 @@ func lockAdoption(ctx context.Context, tx pgx.Tx) error {
 func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT day, fetches, resolutions FROM adoption_daily
+	rows, err := s.pool.Query(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
 		WHERE digest = $1 AND day BETWEEN $2 AND $3 ORDER BY day`, d[:], store.Day(from), store.Day(through))
 	if err != nil {
 		return nil, mapErr(err)
@@ -77,7 +120,7 @@ func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, throu
 	var out []store.AdoptionDay
 	for rows.Next() {
 		var a store.AdoptionDay
-		if err := rows.Scan(&a.Day, &a.Fetches, &a.Resolutions); err != nil {
+		if err := rows.Scan(&a.Day, &a.Fetches, &a.Resolutions, &a.Clients); err != nil {
 			return nil, mapErr(err)
 		}
 		a.Day = store.Day(a.Day)
@@ -101,7 +144,7 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions) FROM adoption_daily
+	rows, err := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
 		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, raw, store.Day(since))
 	if err != nil {
 		return nil, mapErr(err)
@@ -112,7 +155,7 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 			b []byte
 			c store.AdoptionCounts
 		)
-		if err := rows.Scan(&b, &c.Fetches, &c.Resolutions); err != nil {
+		if err := rows.Scan(&b, &c.Fetches, &c.Resolutions, &c.Clients); err != nil {
 			return nil, mapErr(err)
 		}
 		d, err := digestOf(b)
@@ -124,7 +167,8 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	return out, mapErr(rows.Err())
 }
 
-// RefreshAdoption rescores hashes whose window moved on and drops old days.
+// RefreshAdoption rescores every hash for today's window, drops old
+// sketches and old days.
 func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
 	since := store.WindowStart(today)
 	ctx, cancel := s.op(ctx)
@@ -133,11 +177,20 @@ func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
 		if err := lockAdoption(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE adoption_scores s SET since = $1, score = coalesce((SELECT sum(fetches + resolutions)
-			FROM adoption_daily a WHERE a.digest = s.digest AND a.day >= $1), 0) WHERE s.since < $1`, since); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO adoption_scores AS s (digest, score, since)
+			SELECT digest, sum(n), $1 FROM (
+				SELECT digest, clients AS n FROM adoption_daily WHERE day >= $1
+				UNION ALL SELECT digest, 1 FROM agent_protocols WHERE supported) AS t
+			GROUP BY digest HAVING sum(n) > 0 ORDER BY digest
+			ON CONFLICT (digest) DO UPDATE SET score = EXCLUDED.score, since = EXCLUDED.since`, since); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM adoption_scores WHERE score = 0`); err != nil {
+		// Rows the statement above did not reach have nothing in the window.
+		if _, err := tx.Exec(ctx, `DELETE FROM adoption_scores WHERE since < $1 OR score = 0`, since); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE adoption_daily SET client_sketch = NULL WHERE day < $1 AND client_sketch IS NOT NULL`,
+			store.Day(today).AddDate(0, 0, -1)); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM adoption_daily WHERE day < $1`,

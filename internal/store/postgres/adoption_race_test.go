@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -28,7 +29,14 @@ func TestAdoptionWritesOfTwoDaysAtOnceKeepTheScore(t *testing.T) {
 	d := protocol.Digest{0xad, 0x09}
 	day := time.Date(2026, 2, 10, 12, 0, 0, 0, time.UTC)
 	next := day.AddDate(0, 0, 1)
-	if err := s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 10}}); err != nil {
+	clients := func(from, n int) []byte {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = uint64(from + i + 1)
+		}
+		return sketch.Of(hs)
+	}
+	if err := s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 10, Clients: clients(0, 10)}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -40,8 +48,12 @@ func TestAdoptionWritesOfTwoDaysAtOnceKeepTheScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 2)
-	go func() { errs <- s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 5}}) }()
-	go func() { errs <- s.AddAdoption(ctx, next, []store.AdoptionDelta{{Digest: d, Resolutions: 6}}) }()
+	go func() {
+		errs <- s.AddAdoption(ctx, day, []store.AdoptionDelta{{Digest: d, Fetches: 5, Clients: clients(10, 5)}})
+	}()
+	go func() {
+		errs <- s.AddAdoption(ctx, next, []store.AdoptionDelta{{Digest: d, Resolutions: 6, Clients: clients(0, 6)}})
+	}()
 	// Both writers wait for a lock (the held row, or each other). Read
 	// from another session: one in a transaction sees a frozen snapshot of
 	// pg_stat_activity.
@@ -74,7 +86,7 @@ func TestAdoptionWritesOfTwoDaysAtOnceKeepTheScore(t *testing.T) {
 	if err := holder.QueryRow(ctx, `SELECT score, since FROM adoption_scores WHERE digest = $1`, d[:]).Scan(&score, &since); err != nil {
 		t.Fatal(err)
 	}
-	if err := holder.QueryRow(ctx, `SELECT sum(fetches + resolutions) FROM adoption_daily WHERE digest = $1 AND day >= $2`, d[:], since).Scan(&window); err != nil {
+	if err := holder.QueryRow(ctx, `SELECT sum(clients) FROM adoption_daily WHERE digest = $1 AND day >= $2`, d[:], since).Scan(&window); err != nil {
 		t.Fatal(err)
 	}
 	// Either write may be the later: both windows hold both days.

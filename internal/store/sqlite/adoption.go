@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,10 +16,11 @@ func dayNumber(t time.Time) int64 { return store.Day(t).Unix() / 86400 }
 
 func fromDayNumber(n int64) time.Time { return time.Unix(n*86400, 0).UTC() }
 
-// AddAdoption adds a batch to one day's counts and rescores those hashes,
-// in one transaction. One single-row statement per count: a multi-row
-// statement makes SQLite keep a statement journal of every page it
-// touches, which costs more than the executions it saves.
+// AddAdoption adds a batch to one day's counts, merges its client
+// sketches into the day's, and rescores those hashes, in one transaction.
+// Single-row statements: a multi-row statement makes SQLite keep a
+// statement journal of every page it touches, which costs more than the
+// executions it saves.
 func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.AdoptionDelta) error {
 	if len(deltas) > store.MaxAdoptionBatch {
 		return store.ErrInvalid.With("too many adoption deltas in one batch")
@@ -26,21 +28,28 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 	if len(deltas) == 0 {
 		return nil
 	}
+	merged, err := store.MergeDeltas(deltas)
+	if err != nil {
+		return err
+	}
 	dn, since := dayNumber(day), dayNumber(store.WindowStart(day))
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		add, err := tx.PrepareContext(ctx, `INSERT INTO adoption_daily (hex, day, fetches, resolutions) VALUES (?, ?, ?, ?)
-			ON CONFLICT (hex, day) DO UPDATE SET fetches = fetches + excluded.fetches, resolutions = resolutions + excluded.resolutions`)
+		read, err := tx.PrepareContext(ctx, `SELECT clients, client_sketch FROM adoption_daily WHERE hex = ? AND day = ?`)
+		if err != nil {
+			return err
+		}
+		defer read.Close()
+		add, err := tx.PrepareContext(ctx, `INSERT INTO adoption_daily (hex, day, fetches, resolutions, clients, client_sketch) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (hex, day) DO UPDATE SET fetches = fetches + excluded.fetches, resolutions = resolutions + excluded.resolutions,
+				clients = excluded.clients, client_sketch = excluded.client_sketch`)
 		if err != nil {
 			return err
 		}
 		defer add.Close()
-		// A score of the same window grows by the counts; one of an earlier
-		// window is summed again (a hash without a score has no counts in
-		// this window: RefreshAdoption deletes zero scores).
-		score, err := tx.PrepareContext(ctx, `INSERT INTO adoption_scores (hex, score, since) VALUES (?1, ?2, ?3)
-			ON CONFLICT (hex) DO UPDATE SET score = CASE WHEN since = excluded.since THEN score + excluded.score
-				ELSE (SELECT coalesce(sum(fetches + resolutions), 0) FROM adoption_daily WHERE hex = excluded.hex AND day >= excluded.since) END,
-				since = excluded.since`)
+		score, err := tx.PrepareContext(ctx, `INSERT INTO adoption_scores (hex, score, since)
+			VALUES (?1, (SELECT coalesce(sum(clients), 0) FROM adoption_daily WHERE hex = ?1 AND day >= ?2)
+				+ (SELECT count(*) FROM agent_protocols WHERE hex = ?1 AND supported), ?2)
+			ON CONFLICT (hex) DO UPDATE SET score = excluded.score, since = excluded.since`)
 		if err != nil {
 			return err
 		}
@@ -48,12 +57,23 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 		// The rows are written without a cancellable context (the driver
 		// starts a goroutine per call that has one); the batch is bounded.
 		rowCtx := context.WithoutCancel(ctx)
-		for _, d := range deltas {
+		for _, d := range merged {
 			h := d.Digest.Hex()
-			if _, err := add.ExecContext(rowCtx, h, dn, d.Fetches, d.Resolutions); err != nil {
+			var sc store.StoredClients
+			switch err := read.QueryRowContext(rowCtx, h, dn).Scan(&sc.Clients, &sc.Sketch); {
+			case err == nil:
+				sc.Exists = true
+			case !errors.Is(err, sql.ErrNoRows):
 				return err
 			}
-			if _, err := score.ExecContext(rowCtx, h, d.Fetches+d.Resolutions, since); err != nil {
+			n, sk, err := sc.Merge(d.Clients)
+			if err != nil {
+				return err
+			}
+			if _, err := add.ExecContext(rowCtx, h, dn, d.Fetches, d.Resolutions, n, sk); err != nil {
+				return err
+			}
+			if _, err := score.ExecContext(rowCtx, h, since); err != nil {
 				return err
 			}
 		}
@@ -63,7 +83,7 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 
 // AdoptionDays returns d's days with counts from..through.
 func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT day, fetches, resolutions FROM adoption_daily
+	rows, err := s.read.QueryContext(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
 		WHERE hex = ? AND day BETWEEN ? AND ? ORDER BY day`, d.Hex(), dayNumber(from), dayNumber(through))
 	if err != nil {
 		return nil, mapErr(err)
@@ -75,7 +95,7 @@ func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, throu
 			a  store.AdoptionDay
 			dn int64
 		)
-		if err := rows.Scan(&dn, &a.Fetches, &a.Resolutions); err != nil {
+		if err := rows.Scan(&dn, &a.Fetches, &a.Resolutions, &a.Clients); err != nil {
 			return nil, mapErr(err)
 		}
 		a.Day = fromDayNumber(dn)
@@ -97,7 +117,7 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	for i, d := range ds {
 		hexes[i] = d.Hex()
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT hex, sum(fetches), sum(resolutions) FROM adoption_daily
+	rows, err := s.read.QueryContext(ctx, `SELECT hex, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
 		WHERE hex IN (SELECT value FROM json_each(?)) AND day >= ? GROUP BY hex`, jsonText(hexes), dayNumber(since))
 	if err != nil {
 		return nil, mapErr(err)
@@ -108,7 +128,7 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 			hex string
 			c   store.AdoptionCounts
 		)
-		if err := rows.Scan(&hex, &c.Fetches, &c.Resolutions); err != nil {
+		if err := rows.Scan(&hex, &c.Fetches, &c.Resolutions, &c.Clients); err != nil {
 			return nil, mapErr(err)
 		}
 		d, err := protocol.ParseDigest(hex)
@@ -120,15 +140,25 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	return out, mapErr(rows.Err())
 }
 
-// RefreshAdoption rescores hashes whose window moved on and drops old days.
+// RefreshAdoption rescores every hash for today's window, drops old
+// sketches and old days.
 func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
 	since := dayNumber(store.WindowStart(today))
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE adoption_scores SET since = ?1, score = coalesce((SELECT sum(fetches + resolutions)
-			FROM adoption_daily a WHERE a.hex = adoption_scores.hex AND a.day >= ?1), 0) WHERE since < ?1`, since); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO adoption_scores (hex, score, since)
+			SELECT hex, sum(n), ?1 FROM (
+				SELECT hex, clients AS n FROM adoption_daily WHERE day >= ?1
+				UNION ALL SELECT hex, 1 FROM agent_protocols WHERE supported)
+			WHERE true GROUP BY hex HAVING sum(n) > 0
+			ON CONFLICT (hex) DO UPDATE SET score = excluded.score, since = excluded.since`, since); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM adoption_scores WHERE score = 0`); err != nil {
+		// Rows the statement above did not reach have nothing in the window.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM adoption_scores WHERE since < ? OR score = 0`, since); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE adoption_daily SET client_sketch = NULL WHERE day < ? AND client_sketch IS NOT NULL`,
+			dayNumber(today)-1); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM adoption_daily WHERE day < ?`, dayNumber(today)-store.AdoptionRetentionDays)
