@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"regexp"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -18,31 +21,37 @@ import (
 // fetchers bounds the documents fetched from one upstream at once.
 const fetchers = 8
 
-// apply applies one page of verified records: the documents its publishes
-// name that are not stored here are fetched concurrently, checked against
-// their records and stored in one transaction per maxBatchBytes; then its
-// withdrawals of
-// documents that came from this upstream are applied in order. A document
-// stored here already, whatever its origin, is never re-imported (so
-// follower chains cannot loop, and a page replayed after a failure stores
-// nothing twice).
-func (f *Follower) apply(ctx context.Context, recs []translog.Record) error {
+// apply applies one page of verified records, the first at index first:
+// the documents its publishes name that are not stored here are fetched
+// concurrently, checked against their records and stored in one
+// transaction per maxBatchBytes; then each record is applied in order to
+// what this upstream's log says of its document (store.FollowDoc), and
+// each document's status here is reconciled with what every upstream that
+// logged it says. A document stored here already, whatever its origin, is
+// never re-imported (so follower chains cannot loop, and a page replayed
+// after a failure stores nothing twice).
+func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Record) error {
 	missing, err := f.missing(ctx, recs)
 	if err != nil {
 		return err
 	}
+	quarantined := map[protocol.Digest]string{}
 	for len(missing) > 0 {
 		n := batchOf(missing)
-		if err := f.fetchAndStore(ctx, missing[:n]); err != nil {
+		if err := f.fetchAndStore(ctx, missing[:n], quarantined); err != nil {
 			return err
 		}
 		missing = missing[n:]
 	}
-	for _, r := range recs {
-		if r.Event == translog.EventWithdraw {
-			if err := f.withdraw(ctx, r); err != nil {
-				return err
-			}
+	for i, r := range recs {
+		var err error
+		if r.Event == translog.EventPublish {
+			err = f.logged(ctx, first+int64(i), r, quarantined[r.Digest])
+		} else {
+			err = f.changed(ctx, r)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -66,14 +75,16 @@ func batchOf(rs []translog.Record) int {
 }
 
 // fetchAndStore fetches rs concurrently and stores those to replicate in
-// one transaction.
-func (f *Follower) fetchAndStore(ctx context.Context, rs []translog.Record) error {
+// one transaction; those whose bytes do not match their records are
+// noted in quarantined instead.
+func (f *Follower) fetchAndStore(ctx context.Context, rs []translog.Record, quarantined map[protocol.Digest]string) error {
 	contents := make([][]byte, len(rs))
+	bad := make([]string, len(rs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchers)
 	for i, r := range rs {
 		g.Go(func() (err error) {
-			contents[i], err = f.fetch(gctx, r)
+			contents[i], bad[i], err = f.fetch(gctx, r)
 			return err
 		})
 	}
@@ -85,10 +96,18 @@ func (f *Follower) fetchAndStore(ctx context.Context, rs []translog.Record) erro
 		hex  []string
 	)
 	for i, c := range contents {
-		if c != nil {
-			reqs = append(reqs, registry.PublishRequest{Content: c, Origin: f.up.Origin(), Publisher: registry.MirrorPublisher})
-			hex = append(hex, rs[i].Digest.Hex())
+		if bad[i] != "" {
+			quarantined[rs[i].Digest] = bad[i]
 		}
+		if c == nil {
+			continue
+		}
+		publisher, err := f.publisher(ctx, rs[i].Attested)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, registry.PublishRequest{Content: c, Origin: f.up.Origin(), Publisher: publisher})
+		hex = append(hex, rs[i].Digest.Hex())
 	}
 	return f.store(ctx, reqs, hex)
 }
@@ -154,37 +173,296 @@ func (f *Follower) missing(ctx context.Context, recs []translog.Record) ([]trans
 }
 
 // fetch returns a published document's bytes once they match its record,
-// or nil for one not to replicate.
-func (f *Follower) fetch(ctx context.Context, r translog.Record) ([]byte, error) {
-	content, err := f.up.Fetch(ctx, r.Digest)
+// or nil for one not to replicate; quarantine says why bytes the upstream
+// served were refused. Failures to fetch are errors (retried).
+func (f *Follower) fetch(ctx context.Context, r translog.Record) (content []byte, quarantine string, err error) {
+	content, err = f.up.Fetch(ctx, r.Digest)
 	switch apperr.KindOf(err) {
 	case apperr.Gone, apperr.NotFound:
-		return nil, nil // withdrawn upstream since: its withdrawal record follows
+		return nil, "", nil // withdrawn upstream since: its withdrawal record follows
 	case apperr.TooLarge:
 		f.log.Warn("follower: a document larger than --max-document-bytes is not replicated", "hash", r.Digest.Hex())
-		return nil, nil
+		return nil, "", nil
 	}
-	if err != nil {
-		return nil, err
+	switch {
+	case errors.Is(err, protocol.ErrHashMismatch), errors.Is(err, protocol.ErrCollisionAttack):
+		quarantine = "the upstream served bytes whose SHA-1 is not the record's: " + err.Error()
+	case err != nil:
+		return nil, "", err
+	case len(content) != r.Size || sha256.Sum256(content) != r.SHA256:
+		quarantine = fmt.Sprintf("the upstream served %d bytes that are not the %d bytes (SHA-256 %x) its log records", len(content), r.Size, r.SHA256)
+	default:
+		return content, "", nil
 	}
-	if len(content) != r.Size || sha256.Sum256(content) != r.SHA256 {
-		return nil, translog.ErrNotProved.With(fmt.Sprintf("%s: the upstream's bytes are not the ones its log records", r.Digest.Hex()))
-	}
-	return content, nil
+	f.log.Warn("follower: QUARANTINED a document whose bytes do not match the upstream's log; later records go on", "hash", r.Digest.Hex(), "reason", quarantine)
+	f.mu.Lock()
+	f.status.Quarantined++
+	f.mu.Unlock()
+	return nil, quarantine, nil
 }
 
-// withdraw applies an upstream's withdrawal to a document that came from
-// that upstream, and to no other.
-func (f *Follower) withdraw(ctx context.Context, r translog.Record) error {
+// mine returns this upstream's row among rows.
+func (f *Follower) mine(rows []store.FollowDoc) (store.FollowDoc, bool) {
+	for _, r := range rows {
+		if r.Upstream == f.up.Origin() {
+			return r, true
+		}
+	}
+	return store.FollowDoc{}, false
+}
+
+// logged records that this upstream logged a document (its publish
+// record at index idx), then reconciles the document's status.
+func (f *Follower) logged(ctx context.Context, idx int64, r translog.Record, quarantine string) error {
+	rows, err := f.state.FollowDocs(ctx, r.Digest)
+	if err != nil {
+		return err
+	}
+	fd, ok := f.mine(rows)
+	if !ok {
+		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
+	}
+	// A replayed page leaves a later status alone.
+	fd.Index = idx
+	fd.Publisher, fd.PublisherDisplayName, fd.PublisherDomain = r.Attested.Publisher, r.Attested.PublisherDisplayName, r.Attested.PublisherDomain
+	if quarantine != "" {
+		fd.Quarantine = quarantine
+	}
 	local, err := f.local.Stored(ctx, r.Digest)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil && !errors.Is(err, store.ErrWithdrawn):
+		return err
+	case local.SHA256 != r.SHA256 || local.Size != r.Size:
+		// The SHA-1 is stored here with other bytes: this record is not
+		// about them, and its events must not reach them.
+		fd.Quarantine = fmt.Sprintf("the record's SHA-256 %x is not that of the document stored here", r.SHA256)
+	}
+	if err := f.state.SaveFollowDoc(ctx, fd); err != nil {
+		return err
+	}
+	return f.reconcile(ctx, r.Digest)
+}
+
+// replacementInReason is how agora-registry/1 deprecations name a
+// replacement (registry.statusLogEvent).
+var replacementInReason = regexp.MustCompile(`^(?s)(.*) \(replacement ([0-9a-f]{40})\)$`)
+
+// changed applies a status record to what this upstream says of its
+// document, and to nothing this upstream did not log.
+func (f *Follower) changed(ctx context.Context, r translog.Record) error {
+	rows, err := f.state.FollowDocs(ctx, r.Digest)
+	if err != nil {
+		return err
+	}
+	fd, ok := f.mine(rows)
+	if !ok {
+		local, err := f.local.Stored(ctx, r.Digest)
+		if err != nil && !errors.Is(err, store.ErrWithdrawn) && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		// Documents a follower stored before it kept rows are this
+		// upstream's when their origin says so.
+		if err != nil || len(rows) > 0 || local.Origin != f.up.Origin() || local.SHA256 != r.SHA256 {
+			f.log.Debug("follower: ignored a status change of a document this upstream never logged", "hash", r.Digest.Hex(), "event", r.Event)
+			return nil
+		}
+		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
+	}
+	switch r.Event {
+	case translog.EventWithdraw:
+		fd.Status, fd.Message, fd.Replacement = store.StatusWithdrawn, r.Reason, nil
+	case translog.EventDeprecate:
+		fd.Status, fd.Message, fd.Replacement = store.StatusDeprecated, r.Reason, nil
+		repl := r.Attested.ReplacedBy
+		if m := replacementInReason.FindStringSubmatch(r.Reason); m != nil {
+			fd.Message = m[1]
+			if repl == "" {
+				repl = m[2]
+			}
+		}
+		if d, err := protocol.ParseDigest(repl); repl != "" && err == nil {
+			fd.Replacement = &d
+		}
+	case translog.EventReactivate:
+		fd.Status, fd.Message, fd.Replacement = store.StatusActive, "", nil
+	default:
+		return nil // an event this registry does not know: nothing to apply
+	}
+	if err := f.state.SaveFollowDoc(ctx, fd); err != nil {
+		return err
+	}
+	return f.reconcile(ctx, r.Digest)
+}
+
+// availability ranks statuses: what a follower shows is the most
+// available status among the upstreams that logged a document.
+var availability = map[store.Status]int{store.StatusActive: 0, store.StatusDeprecated: 1, store.StatusWithdrawn: 2}
+
+// reconcile sets the status of a document stored here from a followed
+// upstream to the most available status among the upstreams that logged
+// it (active, then deprecated, then withdrawn), so that no upstream can
+// withdraw or deprecate a document another still serves. Documents
+// published here, imported or seeded are left alone, as are quarantined
+// rows (their upstream logged other bytes, or served them).
+func (f *Follower) reconcile(ctx context.Context, d protocol.Digest) error {
+	local, err := f.local.Stored(ctx, d)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrWithdrawn) || (err == nil && local.Withdrawn()) {
+		return nil // nothing stored, or a tombstone, which stays
 	}
 	if err != nil {
 		return err
 	}
-	if local.Withdrawn() || local.Origin != f.up.Origin() {
+	rows, err := f.state.FollowDocs(ctx, d)
+	if err != nil {
+		return err
+	}
+	var best *store.FollowDoc
+	fromFollower := false
+	for i, r := range rows {
+		if r.Quarantine != "" {
+			continue
+		}
+		fromFollower = fromFollower || r.Upstream == local.Origin
+		if best == nil || availability[r.Status] < availability[best.Status] ||
+			(r.Status == best.Status && r.Upstream == local.Origin) {
+			best = &rows[i]
+		}
+	}
+	if !fromFollower || best == nil {
 		return nil
 	}
-	return f.local.Withdraw(ctx, followerToken, r.Digest, r.Reason)
+	if best.Status == store.StatusWithdrawn {
+		// Before a tombstone, which is for good: another followed
+		// upstream that logged the document keeps it served.
+		kept, err := f.peerLogged(ctx, d, local.SHA256)
+		if err != nil || kept {
+			return err
+		}
+		return f.local.Withdraw(ctx, followerToken, d, best.Message)
+	}
+	lc := local.Lifecycle
+	same := local.Status() == best.Status && (best.Status == store.StatusActive ||
+		(lc.Message == registry.CleanReason(best.Message) && sameDigest(lc.Replacement, best.Replacement)))
+	if same {
+		return nil
+	}
+	_, err = f.local.ReplicateStatus(ctx, d, registry.StatusRequest{Status: best.Status, Message: best.Message, Replacement: best.Replacement},
+		"follower:"+clip(best.Upstream, 180))
+	return err
+}
+
+func sameDigest(a, b *protocol.Digest) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// peerLogged asks the other followed upstreams, through the keys pinned
+// for them, whether their logs hold a publish record of d with these
+// bytes; one that does is recorded as logging d (active until its own
+// log says otherwise). A peer that cannot answer is an error: the
+// withdrawal waits rather than tombstone what it may still serve.
+func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]byte) (bool, error) {
+	kept := false
+	for _, p := range f.peers {
+		rows, err := f.state.FollowDocs(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := p.mine(rows); ok {
+			continue // its own records decide
+		}
+		st, err := f.state.FollowState(ctx, p.up.Origin())
+		if errors.Is(err, store.ErrNotFound) {
+			return false, apperr.New(apperr.Unavailable, "peer_not_pinned",
+				"another followed upstream has not been contacted yet; the withdrawal waits for it")
+		}
+		if err != nil {
+			return false, err
+		}
+		if st.Forked {
+			continue
+		}
+		v, err := translog.NewVerifier(p.up, st.VerifierKey)
+		if err != nil {
+			return false, err
+		}
+		proof, err := v.Prove(ctx, d)
+		if k := apperr.KindOf(err); k == apperr.NotFound || k == apperr.Gone {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("asking %s whether it logged %s: %w", p.up.Origin(), d.Hex(), err)
+		}
+		r := proof.Record
+		if r.Event != translog.EventPublish || r.SHA256 != sum {
+			continue
+		}
+		if err := f.state.SaveFollowDoc(ctx, store.FollowDoc{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: store.StatusActive,
+			Publisher: r.Attested.Publisher, PublisherDisplayName: r.Attested.PublisherDisplayName, PublisherDomain: r.Attested.PublisherDomain}); err != nil {
+			return false, err
+		}
+		f.log.Info("follower: kept a document another followed upstream logged", "hash", d.Hex(), "loggedBy", p.up.Origin())
+		kept = true
+	}
+	return kept, nil
+}
+
+// attestedDomain is the form of a domain name a follower records as
+// verified (the upstream verified it; this registry takes its word).
+var attestedDomain = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+
+// publisher is the publisher a document from this upstream is stored
+// under: the one its record attests (agora-registry/2) when this registry
+// has no account of that name, or the account this follower made for it
+// before; otherwise, and for /1 records, registry.MirrorPublisher. A new
+// account gets the attested display name and verified domain.
+func (f *Follower) publisher(ctx context.Context, a agora.LogAttestation) (string, error) {
+	name := a.Publisher
+	if name == "" || name == registry.MirrorPublisher || name == registry.ExamplesPublisher || name == registry.AnonymousPublisher || name == store.DefaultPublisher {
+		return registry.MirrorPublisher, nil
+	}
+	if _, err := store.PublisherOr(name); err != nil {
+		return registry.MirrorPublisher, nil
+	}
+	f.mu.Lock()
+	own := f.own[name]
+	f.mu.Unlock()
+	acc, err := f.state.GetPublisher(ctx, name)
+	switch {
+	case errors.Is(err, store.ErrPublisherUnknown):
+		acc, err = f.state.CreatePublisher(ctx, store.Publisher{Name: name, DisplayName: registry.CleanDisplayName(a.PublisherDisplayName)})
+		if errors.Is(err, store.ErrConflict) {
+			return registry.MirrorPublisher, nil // made here meanwhile: not ours
+		}
+		if err != nil {
+			return "", err
+		}
+		own = true
+	case err != nil:
+		return "", err
+	case !own:
+		if own, err = f.state.FollowPublisherSeen(ctx, f.up.Origin(), name); err != nil {
+			return "", err
+		}
+		if !own {
+			f.log.Warn("follower: the upstream attests a publisher this registry has its own account for; stored as "+registry.MirrorPublisher, "publisher", name)
+			return registry.MirrorPublisher, nil
+		}
+	}
+	f.mu.Lock()
+	f.own[name] = true
+	f.mu.Unlock()
+	if a.PublisherDomain != acc.VerifiedDomain && attestedDomain.MatchString(a.PublisherDomain) {
+		if err := f.state.MarkVerified(ctx, name, a.PublisherDomain, time.Now()); err != nil {
+			return "", err
+		}
+	}
+	return name, nil
 }
