@@ -210,22 +210,30 @@ func (e *ForkError) Unwrap() error { return translog.ErrFork }
 // errFeedAhead is the feed announcing records no checkpoint shows.
 var errFeedAhead = translog.ErrNotProved.With("the upstream's change feed announced records its signed checkpoint does not show")
 
-// Run follows until ctx ends or the upstream forks. Every other failure
-// is retried after a capped, jittered exponential backoff.
+// Run follows until ctx ends. Every failure but a fork is retried after a
+// capped, jittered exponential backoff. A fork stops the follower: it
+// then only rereads its stored state, every MaxBackoff, and resumes once
+// an operator has cleared the fork (`registry follow reset`).
 func (f *Follower) Run(ctx context.Context) {
+	stopped := false
 	for ctx.Err() == nil {
 		err := f.Step(ctx)
 		var fork *ForkError
 		switch {
 		case errors.As(err, &fork):
-			f.log.Error("FOLLOWER STOPPED: the upstream's transparency log forked; nothing it sent after the fork is stored; "+
-				"check the evidence, then resume with `registry follow reset "+f.up.Origin()+" --yes`", "evidence", fork.Evidence.String())
-			return
+			if !stopped {
+				f.log.Error("FOLLOWER STOPPED: the upstream's transparency log forked; nothing it sent after the fork is stored; "+
+					"check the evidence, then resume with `registry follow reset "+f.up.Origin()+" --yes`", "evidence", fork.Evidence.String())
+			}
+			stopped = true
+			f.t.Sleep(ctx, f.t.MaxBackoff)
 		case err != nil && ctx.Err() == nil:
+			stopped = false
 			wait := f.failed(err)
 			f.log.Warn("follower: upstream or store failed; retrying", "error", err.Error(), "retryIn", wait.String())
 			f.t.Sleep(ctx, wait)
 		case err == nil:
+			stopped = false
 			f.mu.Lock()
 			f.status.Failing = 0
 			f.mu.Unlock()
@@ -266,6 +274,12 @@ func (f *Follower) Step(ctx context.Context) error {
 	if st.Forked {
 		return f.stopped(st)
 	}
+	f.mu.Lock()
+	if f.status.Forked { // an operator reset the fork
+		f.status.Forked, f.status.Evidence = false, nil
+		f.log.Warn("follower: resuming an upstream whose fork an operator reset")
+	}
+	f.mu.Unlock()
 	v, err := translog.NewVerifier(f.up, st.VerifierKey)
 	if err != nil {
 		return err
@@ -531,4 +545,33 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// Report is a follower's status with its newest quarantined documents
+// (GET /api/v1/followers).
+type Report struct {
+	Status
+	QuarantinedDocs []Quarantined `json:"quarantinedDocuments"`
+}
+
+// Quarantined is a document whose bytes did not match the upstream's
+// record of it.
+type Quarantined struct {
+	Hash   string `json:"hash"`
+	Record int64  `json:"record"` // the publish record's index in the upstream's log
+	Reason string `json:"reason"`
+}
+
+// Report reads the status and up to limit quarantined documents.
+func (f *Follower) Report(ctx context.Context, limit int) (Report, error) {
+	docs, total, err := f.state.FollowQuarantine(ctx, f.up.Origin(), limit)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Report{Status: f.Status(), QuarantinedDocs: make([]Quarantined, 0, len(docs))}
+	r.Quarantined = total
+	for _, d := range docs {
+		r.QuarantinedDocs = append(r.QuarantinedDocs, Quarantined{Hash: d.Digest.Hex(), Record: d.Index, Reason: d.Quarantine})
+	}
+	return r, nil
 }
