@@ -269,6 +269,9 @@ func (f *Follower) changed(ctx context.Context, r translog.Record) error {
 		}
 		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
 	}
+	if fd.Status == store.StatusWithdrawn {
+		return nil // a withdrawal is for good: later records of a hostile log revive nothing
+	}
 	switch r.Event {
 	case translog.EventWithdraw:
 		fd.Status, fd.Message, fd.Replacement = store.StatusWithdrawn, r.Reason, nil
