@@ -31,7 +31,7 @@ const fetchers = 8
 // never re-imported (so follower chains cannot loop, and a page replayed
 // after a failure stores nothing twice).
 func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Record) error {
-	missing, err := f.missing(ctx, recs)
+	missing, ds, before, err := f.missing(ctx, recs)
 	if err != nil {
 		return err
 	}
@@ -43,18 +43,56 @@ func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Recor
 		}
 		missing = missing[n:]
 	}
+	// What every upstream says of the page's documents: read once,
+	// changed record by record, saved in one transaction.
+	rows, err := f.state.FollowDocs(ctx, ds)
+	if err != nil {
+		return err
+	}
+	p := page{rows: map[protocol.Digest][]store.FollowDoc{}, dirty: map[protocol.Digest]bool{}, touched: map[protocol.Digest]bool{}, before: before}
+	for _, r := range rows {
+		p.rows[r.Digest] = append(p.rows[r.Digest], r)
+	}
 	for i, r := range recs {
 		var err error
 		if r.Event == translog.EventPublish {
-			err = f.logged(ctx, first+int64(i), r, quarantined[r.Digest])
+			err = f.logged(ctx, &p, first+int64(i), r, quarantined[r.Digest])
 		} else {
-			err = f.changed(ctx, r)
+			err = f.changed(ctx, &p, r)
 		}
 		if err != nil {
 			return err
 		}
 	}
+	var save []store.FollowDoc
+	for _, d := range ds {
+		if p.dirty[d] {
+			if i := f.mine(p.rows[d]); i >= 0 {
+				save = append(save, p.rows[d][i])
+			}
+		}
+	}
+	if err := f.state.SaveFollowDocs(ctx, save); err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if p.touched[d] {
+			if err := f.reconcile(ctx, d, p.rows[d]); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// page is what a page's records change: each document's rows, which of
+// this upstream's to save, the documents to reconcile, and the published
+// documents that were stored here before the page.
+type page struct {
+	rows    map[protocol.Digest][]store.FollowDoc
+	dirty   map[protocol.Digest]bool
+	touched map[protocol.Digest]bool
+	before  map[protocol.Digest]bool
 }
 
 // maxBatchBytes bounds the documents held and stored at once, as an
@@ -145,11 +183,20 @@ func (f *Follower) store(ctx context.Context, reqs []registry.PublishRequest, he
 }
 
 // missing returns the page's publish records, one per document, whose
-// documents are not stored here.
-func (f *Follower) missing(ctx context.Context, recs []translog.Record) ([]translog.Record, error) {
+// documents are not stored here, every document the page names (at most
+// 256, within store.MaxResolve), and those of its publishes stored here.
+func (f *Follower) missing(ctx context.Context, recs []translog.Record) (out []translog.Record, all []protocol.Digest, before map[protocol.Digest]bool, err error) {
 	seen := make(map[protocol.Digest]bool)
 	var pubs []translog.Record
 	var ds []protocol.Digest
+	before = map[protocol.Digest]bool{}
+	for _, r := range recs {
+		if !seen[r.Digest] {
+			seen[r.Digest] = true
+			all = append(all, r.Digest)
+		}
+	}
+	clear(seen)
 	for _, r := range recs {
 		if r.Event == translog.EventPublish && !seen[r.Digest] {
 			seen[r.Digest] = true
@@ -157,19 +204,20 @@ func (f *Follower) missing(ctx context.Context, recs []translog.Record) ([]trans
 			ds = append(ds, r.Digest)
 		}
 	}
-	var out []translog.Record
 	for i := 0; i < len(ds); i += store.MaxResolve {
 		res, err := f.local.Resolve(ctx, ds[i:min(len(ds), i+store.MaxResolve)])
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		for j, r := range res {
-			if !r.Found {
+			if r.Found {
+				before[r.Digest] = true
+			} else {
 				out = append(out, pubs[i+j])
 			}
 		}
 	}
-	return out, nil
+	return out, all, before, nil
 }
 
 // fetch returns a published document's bytes once they match its record,
@@ -201,47 +249,59 @@ func (f *Follower) fetch(ctx context.Context, r translog.Record) (content []byte
 	return nil, quarantine, nil
 }
 
-// mine returns this upstream's row among rows.
-func (f *Follower) mine(rows []store.FollowDoc) (store.FollowDoc, bool) {
-	for _, r := range rows {
+// mine is the index of this upstream's row among rows, or -1.
+func (f *Follower) mine(rows []store.FollowDoc) int {
+	for i, r := range rows {
 		if r.Upstream == f.up.Origin() {
-			return r, true
+			return i
 		}
 	}
-	return store.FollowDoc{}, false
+	return -1
+}
+
+// set stores this upstream's row of a document in the page.
+func (p *page) set(f *Follower, fd store.FollowDoc) {
+	rows := p.rows[fd.Digest]
+	if i := f.mine(rows); i >= 0 {
+		rows[i] = fd
+	} else {
+		p.rows[fd.Digest] = append(rows, fd)
+	}
+	p.dirty[fd.Digest] = true
 }
 
 // logged records that this upstream logged a document (its publish
-// record at index idx), then reconciles the document's status.
-func (f *Follower) logged(ctx context.Context, idx int64, r translog.Record, quarantine string) error {
-	rows, err := f.state.FollowDocs(ctx, r.Digest)
-	if err != nil {
-		return err
+// record at index idx). The document's status is reconciled when it was
+// stored here before the page or another upstream logged it too (a new
+// document is active, as a new row says).
+func (f *Follower) logged(ctx context.Context, p *page, idx int64, r translog.Record, quarantine string) error {
+	rows := p.rows[r.Digest]
+	fd := store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
+	if i := f.mine(rows); i >= 0 {
+		fd = rows[i] // a replayed page leaves a later status alone
 	}
-	fd, ok := f.mine(rows)
-	if !ok {
-		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
-	}
-	// A replayed page leaves a later status alone.
 	fd.Index = idx
 	fd.Publisher, fd.PublisherDisplayName, fd.PublisherDomain = r.Attested.Publisher, r.Attested.PublisherDisplayName, r.Attested.PublisherDomain
 	if quarantine != "" {
 		fd.Quarantine = quarantine
 	}
-	local, err := f.local.Stored(ctx, r.Digest)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil && !errors.Is(err, store.ErrWithdrawn):
-		return err
-	case local.SHA256 != r.SHA256 || local.Size != r.Size:
-		// The SHA-1 is stored here with other bytes: this record is not
-		// about them, and its events must not reach them.
-		fd.Quarantine = fmt.Sprintf("the record's SHA-256 %x is not that of the document stored here", r.SHA256)
+	if p.before[r.Digest] {
+		local, err := f.local.Stored(ctx, r.Digest)
+		if err != nil && !errors.Is(err, store.ErrWithdrawn) && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err == nil && (local.SHA256 != r.SHA256 || local.Size != r.Size) {
+			// The SHA-1 is stored here with other bytes: this record is
+			// not about them, and its events must not reach them.
+			fd.Quarantine = fmt.Sprintf("the record's SHA-256 %x is not that of the document stored here", r.SHA256)
+		}
+		p.touched[r.Digest] = true
 	}
-	if err := f.state.SaveFollowDoc(ctx, fd); err != nil {
-		return err
+	if len(rows) > 1 || (len(rows) == 1 && f.mine(rows) < 0) {
+		p.touched[r.Digest] = true
 	}
-	return f.reconcile(ctx, r.Digest)
+	p.set(f, fd)
+	return nil
 }
 
 // replacementInReason is how agora-registry/1 deprecations name a
@@ -250,13 +310,12 @@ var replacementInReason = regexp.MustCompile(`^(?s)(.*) \(replacement ([0-9a-f]{
 
 // changed applies a status record to what this upstream says of its
 // document, and to nothing this upstream did not log.
-func (f *Follower) changed(ctx context.Context, r translog.Record) error {
-	rows, err := f.state.FollowDocs(ctx, r.Digest)
-	if err != nil {
-		return err
-	}
-	fd, ok := f.mine(rows)
-	if !ok {
+func (f *Follower) changed(ctx context.Context, p *page, r translog.Record) error {
+	rows := p.rows[r.Digest]
+	var fd store.FollowDoc
+	if i := f.mine(rows); i >= 0 {
+		fd = rows[i]
+	} else {
 		local, err := f.local.Stored(ctx, r.Digest)
 		if err != nil && !errors.Is(err, store.ErrWithdrawn) && !errors.Is(err, store.ErrNotFound) {
 			return err
@@ -292,10 +351,9 @@ func (f *Follower) changed(ctx context.Context, r translog.Record) error {
 	default:
 		return nil // an event this registry does not know: nothing to apply
 	}
-	if err := f.state.SaveFollowDoc(ctx, fd); err != nil {
-		return err
-	}
-	return f.reconcile(ctx, r.Digest)
+	p.set(f, fd)
+	p.touched[r.Digest] = true
+	return nil
 }
 
 // availability ranks statuses: what a follower shows is the most
@@ -308,15 +366,11 @@ var availability = map[store.Status]int{store.StatusActive: 0, store.StatusDepre
 // withdraw or deprecate a document another still serves. Documents
 // published here, imported or seeded are left alone, as are quarantined
 // rows (their upstream logged other bytes, or served them).
-func (f *Follower) reconcile(ctx context.Context, d protocol.Digest) error {
+func (f *Follower) reconcile(ctx context.Context, d protocol.Digest, rows []store.FollowDoc) error {
 	local, err := f.local.Stored(ctx, d)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrWithdrawn) || (err == nil && local.Withdrawn()) {
 		return nil // nothing stored, or a tombstone, which stays
 	}
-	if err != nil {
-		return err
-	}
-	rows, err := f.state.FollowDocs(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -374,11 +428,11 @@ func clip(s string, n int) string {
 func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]byte) (bool, error) {
 	kept := false
 	for _, p := range f.peers {
-		rows, err := f.state.FollowDocs(ctx, d)
+		rows, err := f.state.FollowDocs(ctx, []protocol.Digest{d})
 		if err != nil {
 			return false, err
 		}
-		if _, ok := p.mine(rows); ok {
+		if p.mine(rows) >= 0 {
 			continue // its own records decide
 		}
 		st, err := f.state.FollowState(ctx, p.up.Origin())
@@ -407,8 +461,8 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 		if r.Event != translog.EventPublish || r.SHA256 != sum {
 			continue
 		}
-		if err := f.state.SaveFollowDoc(ctx, store.FollowDoc{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: store.StatusActive,
-			Publisher: r.Attested.Publisher, PublisherDisplayName: r.Attested.PublisherDisplayName, PublisherDomain: r.Attested.PublisherDomain}); err != nil {
+		if err := f.state.SaveFollowDocs(ctx, []store.FollowDoc{{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: store.StatusActive,
+			Publisher: r.Attested.Publisher, PublisherDisplayName: r.Attested.PublisherDisplayName, PublisherDomain: r.Attested.PublisherDomain}}); err != nil {
 			return false, err
 		}
 		f.log.Info("follower: kept a document another followed upstream logged", "hash", d.Hex(), "loggedBy", p.up.Origin())

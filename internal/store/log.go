@@ -192,11 +192,13 @@ type Follows interface {
 	FollowState(ctx context.Context, upstream string) (FollowState, error)
 	// SaveFollowState stores an upstream's state.
 	SaveFollowState(ctx context.Context, st FollowState) error
-	// SaveFollowDoc stores what an upstream's log says of a document,
-	// replacing what was stored for that upstream and document.
-	SaveFollowDoc(ctx context.Context, fd FollowDoc) error
-	// FollowDocs lists what every upstream's log says of d, by upstream.
-	FollowDocs(ctx context.Context, d protocol.Digest) ([]FollowDoc, error)
+	// SaveFollowDocs stores what upstreams' logs say of documents (a
+	// follower's page, in one transaction), each replacing what was
+	// stored for that upstream and document.
+	SaveFollowDocs(ctx context.Context, fds []FollowDoc) error
+	// FollowDocs lists what every upstream's log says of each of ds (at
+	// most MaxResolve), by digest, then upstream.
+	FollowDocs(ctx context.Context, ds []protocol.Digest) ([]FollowDoc, error)
 	// FollowQuarantine lists an upstream's quarantined documents, newest
 	// record first, at most limit (1 to MaxFollowQuarantine), and counts
 	// them all.

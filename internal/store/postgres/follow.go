@@ -33,21 +33,29 @@ func (s *Store) SaveFollowState(ctx context.Context, st store.FollowState) error
 	return mapErr(err)
 }
 
-// SaveFollowDoc stores what an upstream's log says of a document.
-func (s *Store) SaveFollowDoc(ctx context.Context, fd store.FollowDoc) error {
+// SaveFollowDocs stores what upstreams' logs say of documents.
+func (s *Store) SaveFollowDocs(ctx context.Context, fds []store.FollowDoc) error {
+	if len(fds) == 0 {
+		return nil
+	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	var repl []byte
-	if fd.Replacement != nil {
-		repl = fd.Replacement[:]
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO follow_docs (digest, upstream, idx, status, message, replacement, publisher,
-		publisher_display_name, publisher_domain, quarantine) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (digest, upstream) DO UPDATE SET idx = $3, status = $4, message = $5, replacement = $6, publisher = $7,
-		publisher_display_name = $8, publisher_domain = $9, quarantine = $10`,
-		fd.Digest[:], fd.Upstream, fd.Index, string(fd.Status), fd.Message, repl, fd.Publisher,
-		fd.PublisherDisplayName, fd.PublisherDomain, fd.Quarantine)
-	return mapErr(err)
+	return mapErr(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var b pgx.Batch
+		for _, fd := range fds {
+			var repl []byte
+			if fd.Replacement != nil {
+				repl = fd.Replacement[:]
+			}
+			b.Queue(`INSERT INTO follow_docs (digest, upstream, idx, status, message, replacement, publisher,
+				publisher_display_name, publisher_domain, quarantine) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				ON CONFLICT (digest, upstream) DO UPDATE SET idx = $3, status = $4, message = $5, replacement = $6, publisher = $7,
+				publisher_display_name = $8, publisher_domain = $9, quarantine = $10`,
+				fd.Digest[:], fd.Upstream, fd.Index, string(fd.Status), fd.Message, repl, fd.Publisher,
+				fd.PublisherDisplayName, fd.PublisherDomain, fd.Quarantine)
+		}
+		return tx.SendBatch(ctx, &b).Close()
+	}))
 }
 
 const followDocColumns = `digest, upstream, idx, status, message, replacement, publisher, publisher_display_name, publisher_domain, quarantine`
@@ -78,11 +86,18 @@ func scanFollowDocs(rows pgx.Rows) ([]store.FollowDoc, error) {
 	return out, rows.Err()
 }
 
-// FollowDocs lists what every upstream's log says of d.
-func (s *Store) FollowDocs(ctx context.Context, d protocol.Digest) ([]store.FollowDoc, error) {
+// FollowDocs lists what every upstream's log says of each of ds.
+func (s *Store) FollowDocs(ctx context.Context, ds []protocol.Digest) ([]store.FollowDoc, error) {
+	if err := store.CheckResolveSize(len(ds)); err != nil || len(ds) == 0 {
+		return nil, err
+	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT `+followDocColumns+` FROM follow_docs WHERE digest = $1 ORDER BY upstream`, d[:])
+	keys := make([][]byte, len(ds))
+	for i := range ds {
+		keys[i] = ds[i][:]
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+followDocColumns+` FROM follow_docs WHERE digest = ANY($1) ORDER BY digest, upstream`, keys)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -32,21 +33,32 @@ func (s *Store) SaveFollowState(ctx context.Context, st store.FollowState) error
 	})
 }
 
-// SaveFollowDoc stores what an upstream's log says of a document.
-func (s *Store) SaveFollowDoc(ctx context.Context, fd store.FollowDoc) error {
-	var repl any
-	if fd.Replacement != nil {
-		repl = fd.Replacement.Hex()
+// SaveFollowDocs stores what upstreams' logs say of documents.
+func (s *Store) SaveFollowDocs(ctx context.Context, fds []store.FollowDoc) error {
+	if len(fds) == 0 {
+		return nil
 	}
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO follow_docs (hex, upstream, idx, status, message, replacement, publisher,
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO follow_docs (hex, upstream, idx, status, message, replacement, publisher,
 			publisher_display_name, publisher_domain, quarantine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (hex, upstream) DO UPDATE SET idx = excluded.idx, status = excluded.status, message = excluded.message,
 			replacement = excluded.replacement, publisher = excluded.publisher, publisher_display_name = excluded.publisher_display_name,
-			publisher_domain = excluded.publisher_domain, quarantine = excluded.quarantine`,
-			fd.Digest.Hex(), fd.Upstream, fd.Index, string(fd.Status), fd.Message, repl, fd.Publisher,
-			fd.PublisherDisplayName, fd.PublisherDomain, fd.Quarantine)
-		return err
+			publisher_domain = excluded.publisher_domain, quarantine = excluded.quarantine`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, fd := range fds {
+			var repl any
+			if fd.Replacement != nil {
+				repl = fd.Replacement.Hex()
+			}
+			if _, err := stmt.ExecContext(ctx, fd.Digest.Hex(), fd.Upstream, fd.Index, string(fd.Status), fd.Message, repl, fd.Publisher,
+				fd.PublisherDisplayName, fd.PublisherDomain, fd.Quarantine); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -83,9 +95,21 @@ func scanFollowDocs(rows *sql.Rows) ([]store.FollowDoc, error) {
 	return out, rows.Err()
 }
 
-// FollowDocs lists what every upstream's log says of d.
-func (s *Store) FollowDocs(ctx context.Context, d protocol.Digest) ([]store.FollowDoc, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+followDocColumns+` FROM follow_docs WHERE hex = ? ORDER BY upstream`, d.Hex())
+// FollowDocs lists what every upstream's log says of each of ds.
+func (s *Store) FollowDocs(ctx context.Context, ds []protocol.Digest) ([]store.FollowDoc, error) {
+	if err := store.CheckResolveSize(len(ds)); err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	hexes := make([]string, len(ds))
+	for i, d := range ds {
+		hexes[i] = d.Hex()
+	}
+	list, err := json.Marshal(hexes)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+followDocColumns+` FROM follow_docs
+		WHERE hex IN (SELECT value FROM json_each(?)) ORDER BY hex, upstream`, string(list))
 	if err != nil {
 		return nil, mapErr(err)
 	}

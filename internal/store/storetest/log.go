@@ -286,23 +286,31 @@ func testFollowDocs(t *testing.T, open Opener) {
 	s := open(t)
 	d := protocol.Digest(sha1.Sum([]byte("# followed\n")))
 	repl := protocol.Digest(sha1.Sum([]byte("# replacement\n")))
-	got, err := s.FollowDocs(ctx(t), d)
+	got, err := s.FollowDocs(ctx(t), []protocol.Digest{d})
 	noErr(t, "FollowDocs of nothing", err)
 	if len(got) != 0 {
 		t.Fatalf("FollowDocs before any save = %+v", got)
 	}
 	a := store.FollowDoc{Upstream: "https://a.example", Digest: d, Index: 3, Status: store.StatusActive,
 		Publisher: "acme", PublisherDisplayName: "Acme Co", PublisherDomain: "acme.example"}
-	noErr(t, "SaveFollowDoc a", s.SaveFollowDoc(ctx(t), a))
 	b := store.FollowDoc{Upstream: "https://b.example", Digest: d, Index: 1, Status: store.StatusWithdrawn, Message: "spam"}
-	noErr(t, "SaveFollowDoc b", s.SaveFollowDoc(ctx(t), b))
+	noErr(t, "SaveFollowDocs", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, b}))
 	a.Status, a.Message, a.Replacement = store.StatusDeprecated, "use the new one", &repl
-	noErr(t, "SaveFollowDoc a again", s.SaveFollowDoc(ctx(t), a))
-	got, err = s.FollowDocs(ctx(t), d)
+	r := store.FollowDoc{Upstream: a.Upstream, Digest: repl, Index: 4, Status: store.StatusActive}
+	noErr(t, "SaveFollowDocs again", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, r}))
+	noErr(t, "SaveFollowDocs of nothing", s.SaveFollowDocs(ctx(t), nil))
+	got, err = s.FollowDocs(ctx(t), []protocol.Digest{d})
 	noErr(t, "FollowDocs", err)
 	if len(got) != 2 || got[0].Upstream != a.Upstream || got[1].Upstream != b.Upstream {
 		t.Fatalf("FollowDocs = %+v, want a then b", got)
 	}
+	both, err := s.FollowDocs(ctx(t), []protocol.Digest{repl, d, d})
+	noErr(t, "FollowDocs of two", err)
+	if len(both) != 3 {
+		t.Fatalf("FollowDocs of two documents = %+v, want their 3 rows", both)
+	}
+	_, err = s.FollowDocs(ctx(t), make([]protocol.Digest, store.MaxResolve+1))
+	wantErr(t, "FollowDocs over the cap", err, store.ErrInvalid)
 	if g := got[0]; g.Status != store.StatusDeprecated || g.Message != a.Message || g.Replacement == nil || *g.Replacement != repl ||
 		g.Publisher != "acme" || g.PublisherDisplayName != "Acme Co" || g.PublisherDomain != "acme.example" || g.Index != 3 || g.Digest != d {
 		t.Fatalf("FollowDocs[0] = %+v", g)
@@ -321,7 +329,7 @@ func testFollowDocs(t *testing.T, open Opener) {
 	for i := range 3 {
 		q := store.FollowDoc{Upstream: a.Upstream, Digest: protocol.Digest(sha1.Sum(fmt.Appendf(nil, "# bad %d\n", i))), Index: int64(10 + i),
 			Status: store.StatusActive, Quarantine: "bytes do not match"}
-		noErr(t, "SaveFollowDoc quarantined", s.SaveFollowDoc(ctx(t), q))
+		noErr(t, "SaveFollowDocs quarantined", s.SaveFollowDocs(ctx(t), []store.FollowDoc{q}))
 	}
 	qs, total, err := s.FollowQuarantine(ctx(t), a.Upstream, 2)
 	noErr(t, "FollowQuarantine", err)
