@@ -272,8 +272,8 @@ func (p *page) set(f *Follower, fd store.FollowDoc) {
 
 // logged records that this upstream logged a document (its publish
 // record at index idx). The document's status is reconciled when it was
-// stored here before the page or another upstream logged it too (a new
-// document is active, as a new row says).
+// stored here before the page: one stored now is active, as its new row
+// says, which no other row can outrank.
 func (f *Follower) logged(ctx context.Context, p *page, idx int64, r translog.Record, quarantine string) error {
 	rows := p.rows[r.Digest]
 	fd := store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
@@ -295,9 +295,6 @@ func (f *Follower) logged(ctx context.Context, p *page, idx int64, r translog.Re
 			// not about them, and its events must not reach them.
 			fd.Quarantine = fmt.Sprintf("the record's SHA-256 %x is not that of the document stored here", r.SHA256)
 		}
-		p.touched[r.Digest] = true
-	}
-	if len(rows) > 1 || (len(rows) == 1 && f.mine(rows) < 0) {
 		p.touched[r.Digest] = true
 	}
 	p.set(f, fd)

@@ -21,7 +21,9 @@ import (
 	"github.com/agora-registry/registry/internal/translog"
 )
 
-func doc(prefix string, i int) string { return fmt.Sprintf("# %s %d\n\nBody of %s %d.\n", prefix, i, prefix, i) }
+func doc(prefix string, i int) string {
+	return fmt.Sprintf("# %s %d\n\nBody of %s %d.\n", prefix, i, prefix, i)
+}
 
 func publishFake(l *fakeLog, prefix string, n int) {
 	for i := range n {

@@ -232,3 +232,26 @@ func TestARecordOfOtherBytesUnderAStoredSHA1ChangesNothing(t *testing.T) {
 		t.Fatalf("a record of other bytes reactivated the stored document: %+v", e.Lifecycle)
 	}
 }
+
+// TestAnUpstreamThatLogsADocumentActiveOutranksADeprecation: a document
+// one upstream deprecated is shown active once another followed upstream
+// logs it (the most available status among those that logged it).
+func TestAnUpstreamThatLogsADocumentActiveOutranksADeprecation(t *testing.T) {
+	a := newFakeLog(t, "a.example", "")
+	b := newFakeLog(t, "b.example", "")
+	here := security.Start(t, security.Options{})
+	d := doc("Both", 0)
+	a.publish(d, agora.LogAttestation{})
+	a.status(agora.LogEventDeprecate, "deprecated", "by a", d, agora.LogAttestation{})
+	b.publish(d, agora.LogAttestation{})
+	fa, fb := followFake(t, a.URL, here, nil), followFake(t, b.URL, here, nil)
+	follow.Link([]*follow.Follower{fa, fb})
+	stepUntilCaughtUp(t, fa, a)
+	if e := stored(t, here, d); e.Status() != store.StatusDeprecated {
+		t.Fatalf("deprecated by its only upstream: %+v", e.Lifecycle)
+	}
+	stepUntilCaughtUp(t, fb, b)
+	if e := stored(t, here, d); e.Status() != store.StatusActive {
+		t.Fatalf("logged active by a second upstream: %+v", e.Lifecycle)
+	}
+}
