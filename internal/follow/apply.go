@@ -75,6 +75,15 @@ func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Recor
 	if err := f.state.SaveFollowDocs(ctx, save); err != nil {
 		return err
 	}
+	if len(quarantined) > 0 {
+		_, n, err := f.state.FollowQuarantine(ctx, f.up.Origin(), 1)
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		f.status.Quarantined = n // counted by the store: a replayed page counts once
+		f.mu.Unlock()
+	}
 	for _, d := range ds {
 		if p.touched[d] {
 			if err := f.reconcile(ctx, d, p.rows[d]); err != nil {
@@ -243,9 +252,6 @@ func (f *Follower) fetch(ctx context.Context, r translog.Record) (content []byte
 		return content, "", nil
 	}
 	f.log.Warn("follower: QUARANTINED a document whose bytes do not match the upstream's log; later records go on", "hash", r.Digest.Hex(), "reason", quarantine)
-	f.mu.Lock()
-	f.status.Quarantined++
-	f.mu.Unlock()
 	return nil, quarantine, nil
 }
 

@@ -255,3 +255,44 @@ func TestAnUpstreamThatLogsADocumentActiveOutranksADeprecation(t *testing.T) {
 		t.Fatalf("logged active by a second upstream: %+v", e.Lifecycle)
 	}
 }
+
+// TestAPeerLookupMustProveTheSameBytes: before a withdrawal the follower
+// keeps a document only for another upstream whose log proves a publish
+// of those bytes: a lookup answering another document's record is an
+// error (the withdrawal waits), and a record of other bytes under the
+// SHA-1 keeps nothing.
+func TestAPeerLookupMustProveTheSameBytes(t *testing.T) {
+	honest := newFakeLog(t, "honest.example", "")
+	hostile := newFakeLog(t, "hostile.example", "")
+	here := security.Start(t, security.Options{})
+	d := doc("Withdrawn", 0)
+	h := protocolDigest(d)
+	honest.publish(doc("Before", 0), agora.LogAttestation{})
+	honest.add(agora.LogRecord{Event: agora.LogEventPublish, Digest: h, SHA256: sha256.Sum256([]byte("other bytes")), Size: 11})
+	hostile.publish(d, agora.LogAttestation{})
+	hostile.status(agora.LogEventWithdraw, "withdrawn", "gone", d, agora.LogAttestation{})
+	fh, fx := followFake(t, honest.URL, here, nil), followFake(t, hostile.URL, here, nil)
+	follow.Link([]*follow.Follower{fh, fx})
+	honest.served = 0
+	stepUntilCaughtUp(t, fh, honest) // pins the honest key only
+	honest.served = -1
+
+	other := protocolDigest(doc("Before", 0))
+	honest.setHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/log/lookup/"+h.Hex() {
+			r.URL.Path = "/log/lookup/" + other.Hex()
+		}
+		return false
+	})
+	if err := fx.Step(ctx(t)); err == nil {
+		t.Fatal("a lookup answering another document's record was taken")
+	}
+	if e := stored(t, here, d); e.Withdrawn() {
+		t.Fatal("withdrawn while another upstream's answer was unproved")
+	}
+	honest.setHook(nil)
+	stepUntilCaughtUp(t, fx, hostile)
+	if e := stored(t, here, d); !e.Withdrawn() {
+		t.Fatal("a record of other bytes under the SHA-1 kept the document served")
+	}
+}
