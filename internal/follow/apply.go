@@ -492,8 +492,11 @@ func (f *Follower) publisher(ctx context.Context, a agora.LogAttestation) (strin
 		return registry.MirrorPublisher, nil
 	}
 	f.mu.Lock()
-	own := f.own[name]
+	domain, own := f.own[name]
 	f.mu.Unlock()
+	if own && domain == a.PublisherDomain {
+		return name, nil // checked for an earlier document
+	}
 	acc, err := f.state.GetPublisher(ctx, name)
 	switch {
 	case errors.Is(err, store.ErrPublisherUnknown):
@@ -516,13 +519,13 @@ func (f *Follower) publisher(ctx context.Context, a agora.LogAttestation) (strin
 			return registry.MirrorPublisher, nil
 		}
 	}
-	f.mu.Lock()
-	f.own[name] = true
-	f.mu.Unlock()
 	if a.PublisherDomain != acc.VerifiedDomain && attestedDomain.MatchString(a.PublisherDomain) {
 		if err := f.state.MarkVerified(ctx, name, a.PublisherDomain, time.Now()); err != nil {
 			return "", err
 		}
 	}
+	f.mu.Lock()
+	f.own[name] = a.PublisherDomain
+	f.mu.Unlock()
 	return name, nil
 }

@@ -91,8 +91,9 @@ type Follower struct {
 	// checkpoint; lies counts announcements no checkpoint showed.
 	claimed int64
 	lies    int
-	// own are the publisher accounts this follower made or confirmed.
-	own map[string]bool
+	// own are the publisher accounts this follower made or confirmed, with
+	// the domain last attested for each.
+	own map[string]string
 }
 
 // New returns a follower of up into local.
@@ -116,7 +117,7 @@ func New(up Upstream, local Local, state State, logger *slog.Logger, t Timing) *
 		t.Jitter = rand.Float64
 	}
 	return &Follower{up: up, local: local, state: state, log: logger.With("upstream", up.Origin()), t: t,
-		status: Status{Upstream: up.Origin()}, own: map[string]bool{}}
+		status: Status{Upstream: up.Origin()}, own: map[string]string{}}
 }
 
 // Link lets each follower of fs ask the others' upstreams, through their
