@@ -296,3 +296,46 @@ func TestAPeerLookupMustProveTheSameBytes(t *testing.T) {
 		t.Fatal("a record of other bytes under the SHA-1 kept the document served")
 	}
 }
+
+// TestLifecycleFromARealRegistry: the status records a registry writes
+// today (deprecation with a replacement, reactivation, withdrawal) reach
+// a follower on both engines.
+func TestLifecycleFromARealRegistry(t *testing.T) {
+	for _, engine := range security.Engines {
+		t.Run(engine, func(t *testing.T) {
+			up := security.Start(t, security.Options{})
+			here := security.Start(t, security.Options{Engine: engine})
+			admin, err := up.Svc.CreateToken(ctx(t), "admin", []store.Scope{store.ScopeAdmin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := publish(t, up, "Real", 3)
+			f := newFollower(t, up.URL, here)
+			catchUp(t, f, up)
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[0], registry.StatusRequest{Status: store.StatusDeprecated, Message: "use the next", Replacement: &ds[1]}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: store.StatusDeprecated, Message: "briefly"}); err != nil {
+				t.Fatal(err)
+			}
+			catchUp(t, f, up)
+			e, err := here.Svc.Stored(ctx(t), ds[0])
+			if err != nil || e.Status() != store.StatusDeprecated || e.Lifecycle.Message != "use the next" || e.Lifecycle.Replacement == nil || *e.Lifecycle.Replacement != ds[1] {
+				t.Fatalf("deprecated upstream with a replacement: %+v %v", e.Lifecycle, err)
+			}
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: store.StatusActive}); err != nil {
+				t.Fatal(err)
+			}
+			if err := up.Svc.Withdraw(ctx(t), admin.Token, ds[1], "spam"); err != nil {
+				t.Fatal(err)
+			}
+			catchUp(t, f, up)
+			if e, err := here.Svc.Stored(ctx(t), ds[2]); err != nil || e.Status() != store.StatusActive {
+				t.Fatalf("reactivated upstream: %+v %v", e.Lifecycle, err)
+			}
+			if e, err := here.Svc.Stored(ctx(t), ds[1]); err != nil || !e.Withdrawn() || e.WithdrawReason != "spam" {
+				t.Fatalf("withdrawn upstream: %+v %v", e, err)
+			}
+		})
+	}
+}
