@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -110,6 +111,12 @@ func TestTransientFailuresDuringConsistencyAreNotForks(t *testing.T) {
 			f.Run(run)
 			if got := f.Status(); got.Applied != 305 || got.Forked || got.Errors < 3 || got.LastError == "" {
 				t.Fatalf("after the fault ended: %+v, want 305 applied, not forked, the errors counted", got)
+			}
+			// The retries back off, doubling within the cap.
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if p := s.pauses; len(p) < 3 || p[1] <= p[0] || p[2] <= p[1] || p[2] > 80*time.Millisecond {
+				t.Fatalf("pauses between retries %v: want doubling within the 80 ms cap", p)
 			}
 		})
 	}
