@@ -203,6 +203,10 @@ type Follows interface {
 	// record first, at most limit (1 to MaxFollowQuarantine), and counts
 	// them all.
 	FollowQuarantine(ctx context.Context, upstream string, limit int) (docs []FollowDoc, total int, err error)
+	// FollowWithdrawn lists documents the upstream's log withdrew (not
+	// quarantined) that are stored here and not withdrawn, at most limit
+	// (1 to MaxFollowQuarantine): withdrawals a follower may still owe.
+	FollowWithdrawn(ctx context.Context, upstream string, limit int) ([]protocol.Digest, error)
 	// FollowPublisherSeen reports whether a document the upstream logged
 	// names publisher as its attested publisher.
 	FollowPublisherSeen(ctx context.Context, upstream, publisher string) (bool, error)

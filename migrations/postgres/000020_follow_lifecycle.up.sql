@@ -20,3 +20,4 @@ CREATE TABLE follow_docs (
 );
 CREATE INDEX follow_docs_quarantine ON follow_docs (upstream, idx DESC) WHERE quarantine <> '';
 CREATE INDEX follow_docs_publisher ON follow_docs (upstream, publisher) WHERE publisher <> '';
+CREATE INDEX follow_docs_withdrawn ON follow_docs (upstream, idx) WHERE status = 'withdrawn';

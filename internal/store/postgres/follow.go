@@ -133,3 +133,29 @@ func (s *Store) FollowPublisherSeen(ctx context.Context, upstream, publisher str
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM follow_docs WHERE upstream = $1 AND publisher = $2)`, upstream, publisher).Scan(&seen)
 	return seen, mapErr(err)
 }
+
+// FollowWithdrawn lists documents the upstream withdrew that are served here.
+func (s *Store) FollowWithdrawn(ctx context.Context, upstream string, limit int) ([]protocol.Digest, error) {
+	if limit < 1 || limit > store.MaxFollowQuarantine {
+		return nil, store.ErrInvalid.With("a listing of withdrawals takes 1 to 1000 rows")
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT f.digest FROM follow_docs f JOIN documents d ON d.digest = f.digest
+		WHERE f.upstream = $1 AND f.status = 'withdrawn' AND f.quarantine = '' AND d.withdrawn_at IS NULL ORDER BY f.idx LIMIT $2`, upstream, limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []protocol.Digest
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, mapErr(err)
+		}
+		var d protocol.Digest
+		copy(d[:], b)
+		out = append(out, d)
+	}
+	return out, mapErr(rows.Err())
+}

@@ -144,3 +144,29 @@ func (s *Store) FollowPublisherSeen(ctx context.Context, upstream, publisher str
 	}
 	return err == nil, mapErr(err)
 }
+
+// FollowWithdrawn lists documents the upstream withdrew that are served here.
+func (s *Store) FollowWithdrawn(ctx context.Context, upstream string, limit int) ([]protocol.Digest, error) {
+	if limit < 1 || limit > store.MaxFollowQuarantine {
+		return nil, store.ErrInvalid.With("a listing of withdrawals takes 1 to 1000 rows")
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT f.hex FROM follow_docs f JOIN documents d ON d.hex = f.hex
+		WHERE f.upstream = ? AND f.status = 'withdrawn' AND f.quarantine = '' AND d.withdrawn_at IS NULL ORDER BY f.idx LIMIT ?`, upstream, limit)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []protocol.Digest
+	for rows.Next() {
+		var hex string
+		if err := rows.Scan(&hex); err != nil {
+			return nil, mapErr(err)
+		}
+		d, err := protocol.ParseDigest(hex)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, mapErr(rows.Err())
+}

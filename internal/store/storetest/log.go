@@ -341,6 +341,28 @@ func testFollowDocs(t *testing.T, open Opener) {
 	}
 	_, _, err = s.FollowQuarantine(ctx(t), a.Upstream, store.MaxFollowQuarantine+1)
 	wantErr(t, "FollowQuarantine over the cap", err, store.ErrInvalid)
+
+	// FollowWithdrawn: withdrawn by the upstream, stored and served here;
+	// not a quarantined row, another upstream's, or one withdrawn here.
+	owed := putText(t, s, "# Owed\n\nWithdrawn upstream.\n").Digest
+	done := putText(t, s, "# Done\n\nWithdrawn here too.\n").Digest
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), done, "gone"))
+	noErr(t, "SaveFollowDocs withdrawn", s.SaveFollowDocs(ctx(t), []store.FollowDoc{
+		{Upstream: a.Upstream, Digest: owed, Index: 20, Status: store.StatusWithdrawn},
+		{Upstream: a.Upstream, Digest: done, Index: 21, Status: store.StatusWithdrawn},
+		{Upstream: b.Upstream, Digest: owed, Index: 22, Status: store.StatusActive},
+		{Upstream: a.Upstream, Digest: repl, Index: 23, Status: store.StatusWithdrawn, Quarantine: "other bytes"},
+	}))
+	ws, err := s.FollowWithdrawn(ctx(t), a.Upstream, 10)
+	noErr(t, "FollowWithdrawn", err)
+	if len(ws) != 1 || ws[0] != owed {
+		t.Fatalf("FollowWithdrawn = %v, want only the document still served", ws)
+	}
+	if ws, err := s.FollowWithdrawn(ctx(t), b.Upstream, 10); err != nil || len(ws) != 0 {
+		t.Fatalf("FollowWithdrawn of another upstream = %v %v", ws, err)
+	}
+	_, err = s.FollowWithdrawn(ctx(t), a.Upstream, 0)
+	wantErr(t, "FollowWithdrawn of no rows", err, store.ErrInvalid)
 }
 
 func testWebhooks(t *testing.T, open Opener) {
