@@ -86,9 +86,84 @@ func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Recor
 	}
 	for _, d := range ds {
 		if p.touched[d] {
-			if err := f.reconcile(ctx, d, p.rows[d]); err != nil {
+			if err := f.reconcileOrDefer(ctx, d, p.rows[d]); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// errPeerUnanswered is a withdrawal that waits for another followed
+// upstream's answer.
+var errPeerUnanswered = apperr.New(apperr.Unavailable, "follow_peer_unanswered",
+	"a withdrawal waits: another followed upstream could not say whether it logged the document")
+
+// reconcileOrDefer reconciles d; a withdrawal waiting for another
+// upstream's answer is deferred (the document stays served, the error is
+// reported) instead of stalling every later record.
+func (f *Follower) reconcileOrDefer(ctx context.Context, d protocol.Digest, rows []store.FollowDoc) error {
+	err := f.reconcile(ctx, d, rows)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if errors.Is(err, errPeerUnanswered) {
+		f.pending[d] = true
+		now := time.Now().UTC()
+		f.status.Errors++
+		f.status.LastError, f.status.LastErrorAt = err.Error(), &now
+		return nil
+	}
+	if err == nil {
+		delete(f.pending, d)
+	}
+	return err
+}
+
+// maxRetriedWithdrawals bounds the deferred withdrawals retried per round.
+const maxRetriedWithdrawals = 100
+
+// retryWithdrawals retries deferred withdrawals: those of this process,
+// and after a start those the store says this upstream's log made and
+// this registry has not (store.FollowWithdrawn).
+func (f *Follower) retryWithdrawals(ctx context.Context) error {
+	f.mu.Lock()
+	scanned := f.scanned
+	f.mu.Unlock()
+	if !scanned {
+		ds, err := f.state.FollowWithdrawn(ctx, f.up.Origin(), store.MaxFollowQuarantine)
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		for _, d := range ds {
+			f.pending[d] = true
+		}
+		f.scanned = true
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	var ds []protocol.Digest
+	for d := range f.pending {
+		if len(ds) == maxRetriedWithdrawals {
+			break
+		}
+		ds = append(ds, d)
+	}
+	f.mu.Unlock()
+	if len(ds) == 0 {
+		return nil
+	}
+	rows, err := f.state.FollowDocs(ctx, ds)
+	if err != nil {
+		return err
+	}
+	by := map[protocol.Digest][]store.FollowDoc{}
+	for _, r := range rows {
+		by[r.Digest] = append(by[r.Digest], r)
+	}
+	for _, d := range ds {
+		if err := f.reconcileOrDefer(ctx, d, by[d]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -440,14 +515,21 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 		}
 		st, err := f.state.FollowState(ctx, p.up.Origin())
 		if errors.Is(err, store.ErrNotFound) {
-			return false, apperr.New(apperr.Unavailable, "peer_not_pinned",
-				"another followed upstream has not been contacted yet; the withdrawal waits for it")
+			return false, errPeerUnanswered.With(fmt.Sprintf("a withdrawal of %s waits: %s has not been contacted yet", d.Hex(), p.up.Origin()))
 		}
 		if err != nil {
 			return false, err
 		}
 		if st.Forked {
 			continue
+		}
+		f.mu.Lock()
+		failedAt, failed := f.peerFailed[p.up.Origin()]
+		f.mu.Unlock()
+		if failed && time.Since(failedAt) < f.t.MaxBackoff {
+			// Asked and unanswered lately: waiting for it again per
+			// withdrawal would hold up the page.
+			return false, errPeerUnanswered.With(fmt.Sprintf("a withdrawal of %s waits: %s did not answer lately", d.Hex(), p.up.Origin()))
 		}
 		v, err := translog.NewVerifier(p.up, st.VerifierKey)
 		if err != nil {
@@ -458,8 +540,14 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("asking %s whether it logged %s: %w", p.up.Origin(), d.Hex(), err)
+			f.mu.Lock()
+			f.peerFailed[p.up.Origin()] = time.Now()
+			f.mu.Unlock()
+			return false, errPeerUnanswered.With(fmt.Sprintf("a withdrawal of %s waits: asking %s whether it logged it failed: %v", d.Hex(), p.up.Origin(), err))
 		}
+		f.mu.Lock()
+		delete(f.peerFailed, p.up.Origin())
+		f.mu.Unlock()
 		r := proof.Record
 		if r.Event != translog.EventPublish || r.SHA256 != sum {
 			continue

@@ -91,6 +91,12 @@ type Follower struct {
 	// checkpoint; lies counts announcements no checkpoint showed.
 	claimed int64
 	lies    int
+	// pending are withdrawals deferred while another followed upstream
+	// could not answer; scanned says the store's were added after a start.
+	pending map[protocol.Digest]bool
+	scanned bool
+	// peerFailed is when each other upstream last failed to answer.
+	peerFailed map[string]time.Time
 	// own are the publisher accounts this follower made or confirmed, with
 	// the domain last attested for each.
 	own map[string]string
@@ -117,7 +123,7 @@ func New(up Upstream, local Local, state State, logger *slog.Logger, t Timing) *
 		t.Jitter = rand.Float64
 	}
 	return &Follower{up: up, local: local, state: state, log: logger.With("upstream", up.Origin()), t: t,
-		status: Status{Upstream: up.Origin()}, own: map[string]string{}}
+		status: Status{Upstream: up.Origin()}, own: map[string]string{}, pending: map[protocol.Digest]bool{}, peerFailed: map[string]time.Time{}}
 }
 
 // Link lets each follower of fs ask the others' upstreams, through their
@@ -281,6 +287,9 @@ func (f *Follower) Step(ctx context.Context) error {
 		f.log.Warn("follower: resuming an upstream whose fork an operator reset")
 	}
 	f.mu.Unlock()
+	if err := f.retryWithdrawals(ctx); err != nil {
+		return err
+	}
 	v, err := translog.NewVerifier(f.up, st.VerifierKey)
 	if err != nil {
 		return err

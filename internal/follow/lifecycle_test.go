@@ -4,10 +4,15 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"errors"
+	"log/slog"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -284,14 +289,19 @@ func TestAPeerLookupMustProveTheSameBytes(t *testing.T) {
 		}
 		return false
 	})
-	if err := fx.Step(ctx(t)); err == nil {
-		t.Fatal("a lookup answering another document's record was taken")
-	}
+	stepUntilCaughtUp(t, fx, hostile) // the withdrawal waits; the records go on
 	if e := stored(t, here, d); e.Withdrawn() {
 		t.Fatal("withdrawn while another upstream's answer was unproved")
 	}
+	if st := fx.Status(); st.Errors == 0 || !strings.Contains(st.LastError, "waits") {
+		t.Fatalf("a deferred withdrawal is not reported: %+v", st)
+	}
 	honest.setHook(nil)
-	stepUntilCaughtUp(t, fx, hostile)
+	fx = followFake(t, hostile.URL, here, nil) // a restart: the store says what it owes
+	follow.Link([]*follow.Follower{fh, fx})
+	if err := fx.Step(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
 	if e := stored(t, here, d); !e.Withdrawn() {
 		t.Fatal("a record of other bytes under the SHA-1 kept the document served")
 	}
@@ -337,5 +347,86 @@ func TestLifecycleFromARealRegistry(t *testing.T) {
 				t.Fatalf("withdrawn upstream: %+v %v", e, err)
 			}
 		})
+	}
+}
+
+// TestAWithdrawalWaitingForAnotherUpstreamDoesNotStall: while another
+// followed upstream cannot answer, a withdrawal only it could veto waits
+// (the document stays served, the error is reported) and the records
+// after it apply; once it answers the withdrawal is applied, also by a
+// follower restarted in between (the store remembers what is owed).
+func TestAWithdrawalWaitingForAnotherUpstreamDoesNotStall(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) {
+			down := newFakeLog(t, "down.example", "")
+			up := newFakeLog(t, "up.example", "")
+			here := security.Start(t, security.Options{})
+			d, later := doc("Withdrawn", 0), doc("Later", 0)
+			up.publish(d, agora.LogAttestation{})
+			up.status(agora.LogEventWithdraw, "withdrawn", "gone", d, agora.LogAttestation{})
+			up.publish(later, agora.LogAttestation{})
+			down.setHook(func(w http.ResponseWriter, r *http.Request) bool {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return true
+			})
+			fd, fu := followFake(t, down.URL, here, nil), followFake(t, up.URL, here, nil)
+			follow.Link([]*follow.Follower{fd, fu})
+			stepUntilCaughtUp(t, fu, up)
+			if e := stored(t, here, d); e.Withdrawn() {
+				t.Fatal("withdrawn while another followed upstream could not answer")
+			}
+			stored(t, here, later) // the records after it applied
+			if st := fu.Status(); st.Errors == 0 || st.LastError == "" {
+				t.Fatalf("the waiting withdrawal is not reported: %+v", st)
+			}
+			down.setHook(nil)
+			if err := fd.Step(ctx(t)); err != nil { // first contact: pins its key
+				t.Fatal(err)
+			}
+			if restart {
+				fu = followFake(t, up.URL, here, nil)
+				follow.Link([]*follow.Follower{fd, fu})
+			}
+			if err := fu.Step(ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if e := stored(t, here, d); !e.Withdrawn() {
+				t.Fatal("the withdrawal was not applied once the other upstream answered")
+			}
+		})
+	}
+}
+
+// TestAnUnansweringUpstreamIsAskedOnceAPage: an upstream that failed to
+// answer is not asked again for every withdrawal of a page (each could
+// cost a request timeout).
+func TestAnUnansweringUpstreamIsAskedOnceAPage(t *testing.T) {
+	down := newFakeLog(t, "down.example", "")
+	up := newFakeLog(t, "up.example", "")
+	here := security.Start(t, security.Options{})
+	fd := followFake(t, down.URL, here, nil)
+	c, err := client.New(up.URL, &http.Client{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A long backoff: the test does not depend on how fast a page runs.
+	fu := follow.New(c, here.Svc, here.Store, slog.New(slog.DiscardHandler), follow.Timing{Wait: 50 * time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: time.Hour})
+	follow.Link([]*follow.Follower{fd, fu})
+	stepUntilCaughtUp(t, fd, down) // pins its key
+	for i := range 5 {
+		up.publish(doc("Gone", i), agora.LogAttestation{})
+		up.status(agora.LogEventWithdraw, "withdrawn", "gone", doc("Gone", i), agora.LogAttestation{})
+	}
+	var lookups atomic.Int64
+	down.setHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasPrefix(r.URL.Path, "/log/lookup/") {
+			lookups.Add(1)
+		}
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return true
+	})
+	stepUntilCaughtUp(t, fu, up)
+	if n := lookups.Load(); n != 1 {
+		t.Fatalf("%d lookups of an upstream that does not answer, for 5 withdrawals", n)
 	}
 }
