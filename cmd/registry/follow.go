@@ -36,6 +36,7 @@ func followers(cfg config.Serve, svc *registry.Service, st store.Store, log *slo
 		c.UserAgent = "agora-registry-follower/1"
 		out = append(out, follow.New(c, svc, st, log, follow.Timing{}))
 	}
+	follow.Link(out)
 	return out, nil
 }
 

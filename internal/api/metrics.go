@@ -74,20 +74,27 @@ func newMetrics(svc *registry.Service) *metrics {
 	return m
 }
 
-// follow exports each follower's lag and fork state, labelled by upstream.
+// follow exports each follower's lag, fork state, errors and quarantined
+// documents, labelled by upstream.
 func (m *metrics) follow(fs []*follow.Follower) {
 	for _, f := range fs {
-		labels := prometheus.Labels{"upstream": f.Status().Upstream}
+		labels := prometheus.Labels{"upstream": f.Upstream()}
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "registry_follow_lag_records", Help: "Records of an upstream's log not yet applied here.", ConstLabels: labels,
+			Name: "registry_follow_lag_records", Help: "Records of an upstream's latest verified checkpoint not yet applied here (kept while stalled or stopped).", ConstLabels: labels,
 		}, func() float64 { return float64(f.Status().Lag) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "registry_follow_forked", Help: "1 when an upstream's log forked and following it stopped.", ConstLabels: labels,
+			Name: "registry_follow_forked", Help: "1 when an upstream's log forked and following it stopped (registry follow reset resumes it).", ConstLabels: labels,
 		}, func() float64 {
 			if f.Status().Forked {
 				return 1
 			}
 			return 0
-		}))
+		}), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "registry_follow_errors_total", Help: "Failed rounds of a follower (retried with backoff), since this process started.", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Errors) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_consecutive_errors", Help: "Failed rounds of a follower since its last successful one (0: healthy).", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Failing) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_quarantined_documents", Help: "An upstream's documents whose bytes did not match its log (not stored).", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Quarantined) }))
 	}
 }
 

@@ -227,6 +227,7 @@ func (s *Server) routes() {
 	v1.POST("/resolve", s.resolve, s.heavy.middleware)
 	v1.GET("/tags", s.tags)
 	v1.GET("/stats", s.stats)
+	v1.GET("/followers", s.followers)
 	v1.GET("/openapi.json", s.openAPI)
 	s.agentRoutes(v1)
 	v1.POST("/match", s.match, s.heavy.middleware)

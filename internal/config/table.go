@@ -34,5 +34,6 @@ func RegistryCommands() []Command {
 		{"webhook add", (&WebhookAdd{}).Options()},
 		{"webhook list", (&Listing{}).Options()},
 		{"webhook remove", (&Database{}).Options()},
+		{"follow reset", (&FollowReset{}).Options()},
 	}
 }

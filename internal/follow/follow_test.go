@@ -206,9 +206,15 @@ func TestFollowerStopsAtAFork(t *testing.T) {
 	if err := newFollower(t, p.URL, here).Step(ctx(t)); !errors.Is(err, translog.ErrFork) {
 		t.Fatalf("a restarted follower resumed a forked upstream: %v", err)
 	}
-	done := make(chan struct{})
-	go func() { newFollower(t, p.URL, here).Run(ctx(t)); close(done) }()
-	<-done // Run returns on a fork instead of retrying
+	// Run stays stopped: it only rereads its state, pausing each time.
+	run, stop := context.WithCancel(ctx(t))
+	defer stop()
+	s := &sleeper{stop: stop, max: 3}
+	f = followFake(t, p.URL, here, s)
+	f.Run(run)
+	if st := f.Status(); !st.Forked || st.Applied != 5 {
+		t.Fatalf("a stopped follower's status after Run: %+v", st)
+	}
 }
 
 // TestFollowerSkipsWhatThisRegistryRefuses: a document over this

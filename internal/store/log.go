@@ -166,7 +166,33 @@ type FollowState struct {
 	VerifierKey string // the upstream's key, pinned on first contact
 	Checkpoint  []byte // the last checkpoint verified
 	Forked      bool   // the upstream showed an inconsistent log: stopped
+	// Evidence is the fork's proof (JSON: both signed checkpoints and the
+	// failing consistency proof), kept until an operator resets the
+	// upstream; "" when not forked.
+	Evidence string
 }
+
+// FollowDoc is what one upstream's log says of one document it logged (a
+// publish record in that upstream's log, and its later status records).
+type FollowDoc struct {
+	Upstream    string
+	Digest      protocol.Digest
+	Index       int64  // the publish record's index in the upstream's log
+	Status      Status // active, deprecated or withdrawn, by that upstream
+	Message     string // deprecation message or withdrawal reason
+	Replacement *protocol.Digest
+	// Publisher as the upstream attests it (agora-registry/2 records);
+	// "" for /1 records.
+	Publisher            string
+	PublisherDisplayName string
+	PublisherDomain      string
+	// Quarantine says why the upstream's bytes were not stored (they do
+	// not match its record); "" when they were, or were not fetched.
+	Quarantine string
+}
+
+// MaxFollowQuarantine caps one FollowQuarantine listing.
+const MaxFollowQuarantine = 1000
 
 // Follows is the followers' half of the store.
 type Follows interface {
@@ -175,6 +201,24 @@ type Follows interface {
 	FollowState(ctx context.Context, upstream string) (FollowState, error)
 	// SaveFollowState stores an upstream's state.
 	SaveFollowState(ctx context.Context, st FollowState) error
+	// SaveFollowDocs stores what upstreams' logs say of documents (a
+	// follower's page, in one transaction), each replacing what was
+	// stored for that upstream and document.
+	SaveFollowDocs(ctx context.Context, fds []FollowDoc) error
+	// FollowDocs lists what every upstream's log says of each of ds (at
+	// most MaxResolve), by digest, then upstream.
+	FollowDocs(ctx context.Context, ds []protocol.Digest) ([]FollowDoc, error)
+	// FollowQuarantine lists an upstream's quarantined documents, newest
+	// record first, at most limit (1 to MaxFollowQuarantine), and counts
+	// them all.
+	FollowQuarantine(ctx context.Context, upstream string, limit int) (docs []FollowDoc, total int, err error)
+	// FollowWithdrawn lists documents the upstream's log withdrew (not
+	// quarantined) that are stored here and not withdrawn, at most limit
+	// (1 to MaxFollowQuarantine): withdrawals a follower may still owe.
+	FollowWithdrawn(ctx context.Context, upstream string, limit int) ([]protocol.Digest, error)
+	// FollowPublisherSeen reports whether a document the upstream logged
+	// names publisher as its attested publisher.
+	FollowPublisherSeen(ctx context.Context, upstream, publisher string) (bool, error)
 }
 
 // Webhook is a registered receiver of the log's records.

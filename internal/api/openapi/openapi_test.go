@@ -445,6 +445,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "tags", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags", status: 200},
 		{name: "tags bad limit", op: "GET /api/v1/tags", method: "GET", path: "/api/v1/tags?limit=x", status: 400},
 		{name: "stats", op: "GET /api/v1/stats", method: "GET", path: "/api/v1/stats", status: 200},
+		{name: "followers", op: "GET /api/v1/followers", method: "GET", path: "/api/v1/followers", status: 200},
 		{name: "register agent", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `"}`, status: 201},
 		{name: "register agent again", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"` + f.agent.URL + `/"}`, status: 200},
 		{name: "register agent unreachable", op: "POST /api/v1/agents", method: "POST", path: "/api/v1/agents", header: bearer(f.publishToken), body: `{"url":"http://127.0.0.1:1/"}`, status: 400},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"sync"
@@ -268,14 +269,100 @@ func testFollowState(t *testing.T, open Opener) {
 	wantErr(t, "FollowState before any save", err, store.ErrNotFound)
 	st := store.FollowState{Upstream: "https://up.example", Applied: 7, VerifierKey: "k", Checkpoint: []byte("cp")}
 	noErr(t, "SaveFollowState", s.SaveFollowState(ctx(t), st))
-	st.Applied, st.Checkpoint, st.Forked = 9, []byte("cp2"), true
+	st.Applied, st.Checkpoint, st.Forked, st.Evidence = 9, []byte("cp2"), true, `{"reason":"fork"}`
 	noErr(t, "SaveFollowState again", s.SaveFollowState(ctx(t), st))
 	noErr(t, "SaveFollowState of another", s.SaveFollowState(ctx(t), store.FollowState{Upstream: "https://other.example", VerifierKey: "o", Checkpoint: []byte{}}))
 	got, err := s.FollowState(ctx(t), "https://up.example")
 	noErr(t, "FollowState", err)
-	if got.Applied != 9 || string(got.Checkpoint) != "cp2" || !got.Forked || got.VerifierKey != "k" {
+	if got.Applied != 9 || string(got.Checkpoint) != "cp2" || !got.Forked || got.VerifierKey != "k" || got.Evidence != `{"reason":"fork"}` {
 		t.Fatalf("FollowState = %+v", got)
 	}
+}
+
+// testFollowDocs: what each upstream's log says of a document is kept per
+// upstream, replaced on save, listed for the document, and quarantined
+// documents are listed newest first with their count.
+func testFollowDocs(t *testing.T, open Opener) {
+	s := open(t)
+	d := protocol.Digest(sha1.Sum([]byte("# followed\n")))
+	repl := protocol.Digest(sha1.Sum([]byte("# replacement\n")))
+	got, err := s.FollowDocs(ctx(t), []protocol.Digest{d})
+	noErr(t, "FollowDocs of nothing", err)
+	if len(got) != 0 {
+		t.Fatalf("FollowDocs before any save = %+v", got)
+	}
+	a := store.FollowDoc{Upstream: "https://a.example", Digest: d, Index: 3, Status: store.StatusActive,
+		Publisher: "acme", PublisherDisplayName: "Acme Co", PublisherDomain: "acme.example"}
+	b := store.FollowDoc{Upstream: "https://b.example", Digest: d, Index: 1, Status: store.StatusWithdrawn, Message: "spam"}
+	noErr(t, "SaveFollowDocs", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, b}))
+	a.Status, a.Message, a.Replacement = store.StatusDeprecated, "use the new one", &repl
+	r := store.FollowDoc{Upstream: a.Upstream, Digest: repl, Index: 4, Status: store.StatusActive}
+	noErr(t, "SaveFollowDocs again", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, r}))
+	noErr(t, "SaveFollowDocs of nothing", s.SaveFollowDocs(ctx(t), nil))
+	got, err = s.FollowDocs(ctx(t), []protocol.Digest{d})
+	noErr(t, "FollowDocs", err)
+	if len(got) != 2 || got[0].Upstream != a.Upstream || got[1].Upstream != b.Upstream {
+		t.Fatalf("FollowDocs = %+v, want a then b", got)
+	}
+	both, err := s.FollowDocs(ctx(t), []protocol.Digest{repl, d, d})
+	noErr(t, "FollowDocs of two", err)
+	if len(both) != 3 {
+		t.Fatalf("FollowDocs of two documents = %+v, want their 3 rows", both)
+	}
+	_, err = s.FollowDocs(ctx(t), make([]protocol.Digest, store.MaxResolve+1))
+	wantErr(t, "FollowDocs over the cap", err, store.ErrInvalid)
+	if g := got[0]; g.Status != store.StatusDeprecated || g.Message != a.Message || g.Replacement == nil || *g.Replacement != repl ||
+		g.Publisher != "acme" || g.PublisherDisplayName != "Acme Co" || g.PublisherDomain != "acme.example" || g.Index != 3 || g.Digest != d {
+		t.Fatalf("FollowDocs[0] = %+v", g)
+	}
+	if g := got[1]; g.Status != store.StatusWithdrawn || g.Message != "spam" || g.Replacement != nil || g.Publisher != "" {
+		t.Fatalf("FollowDocs[1] = %+v", g)
+	}
+	seen, err := s.FollowPublisherSeen(ctx(t), a.Upstream, "acme")
+	noErr(t, "FollowPublisherSeen", err)
+	other, err := s.FollowPublisherSeen(ctx(t), b.Upstream, "acme")
+	noErr(t, "FollowPublisherSeen of another upstream", err)
+	if !seen || other {
+		t.Fatalf("FollowPublisherSeen = %v for its upstream, %v for another", seen, other)
+	}
+
+	for i := range 3 {
+		q := store.FollowDoc{Upstream: a.Upstream, Digest: protocol.Digest(sha1.Sum(fmt.Appendf(nil, "# bad %d\n", i))), Index: int64(10 + i),
+			Status: store.StatusActive, Quarantine: "bytes do not match"}
+		noErr(t, "SaveFollowDocs quarantined", s.SaveFollowDocs(ctx(t), []store.FollowDoc{q}))
+	}
+	qs, total, err := s.FollowQuarantine(ctx(t), a.Upstream, 2)
+	noErr(t, "FollowQuarantine", err)
+	if total != 3 || len(qs) != 2 || qs[0].Index != 12 || qs[1].Index != 11 || qs[0].Quarantine == "" {
+		t.Fatalf("FollowQuarantine = %+v (total %d), want the newest 2 of 3", qs, total)
+	}
+	if qs, total, err := s.FollowQuarantine(ctx(t), b.Upstream, 10); err != nil || total != 0 || len(qs) != 0 {
+		t.Fatalf("FollowQuarantine of another upstream = %+v %d %v", qs, total, err)
+	}
+	_, _, err = s.FollowQuarantine(ctx(t), a.Upstream, store.MaxFollowQuarantine+1)
+	wantErr(t, "FollowQuarantine over the cap", err, store.ErrInvalid)
+
+	// FollowWithdrawn: withdrawn by the upstream, stored and served here;
+	// not a quarantined row, another upstream's, or one withdrawn here.
+	owed := putText(t, s, "# Owed\n\nWithdrawn upstream.\n").Digest
+	done := putText(t, s, "# Done\n\nWithdrawn here too.\n").Digest
+	noErr(t, "Withdraw", s.Withdraw(ctx(t), done, "gone"))
+	noErr(t, "SaveFollowDocs withdrawn", s.SaveFollowDocs(ctx(t), []store.FollowDoc{
+		{Upstream: a.Upstream, Digest: owed, Index: 20, Status: store.StatusWithdrawn},
+		{Upstream: a.Upstream, Digest: done, Index: 21, Status: store.StatusWithdrawn},
+		{Upstream: b.Upstream, Digest: owed, Index: 22, Status: store.StatusActive},
+		{Upstream: a.Upstream, Digest: repl, Index: 23, Status: store.StatusWithdrawn, Quarantine: "other bytes"},
+	}))
+	ws, err := s.FollowWithdrawn(ctx(t), a.Upstream, 10)
+	noErr(t, "FollowWithdrawn", err)
+	if len(ws) != 1 || ws[0] != owed {
+		t.Fatalf("FollowWithdrawn = %v, want only the document still served", ws)
+	}
+	if ws, err := s.FollowWithdrawn(ctx(t), b.Upstream, 10); err != nil || len(ws) != 0 {
+		t.Fatalf("FollowWithdrawn of another upstream = %v %v", ws, err)
+	}
+	_, err = s.FollowWithdrawn(ctx(t), a.Upstream, 0)
+	wantErr(t, "FollowWithdrawn of no rows", err, store.ErrInvalid)
 }
 
 func testWebhooks(t *testing.T, open Opener) {
