@@ -9,9 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
-	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
 
