@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"crypto/sha256"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -112,7 +113,11 @@ func TestCorpusAndBaseline(t *testing.T) {
 // other request, and checks errors and successes are told apart.
 func TestAttackCountsErrors(t *testing.T) {
 	var n atomic.Int64
+	work := make([]byte, 1<<20)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A millisecond or so of CPU per request, so the measurement sees
+		// at least one clock tick (10 ms) on a quiet machine.
+		sha256.Sum256(work)
 		if n.Add(1)%2 == 0 {
 			w.WriteHeader(http.StatusTooManyRequests)
 		}
