@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -38,18 +37,4 @@ func followers(cfg config.Serve, svc *registry.Service, st store.Store, log *slo
 	}
 	follow.Link(out)
 	return out, nil
-}
-
-// runFollowers runs the followers until ctx ends; the returned function
-// waits for them.
-func runFollowers(ctx context.Context, fs []*follow.Follower) (wait func()) {
-	done := make(chan struct{}, len(fs))
-	for _, f := range fs {
-		go func() { f.Run(ctx); done <- struct{}{} }()
-	}
-	return func() {
-		for range fs {
-			<-done
-		}
-	}
 }

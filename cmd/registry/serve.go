@@ -56,6 +56,10 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer st.Close()
+	// Every background loop stops, in reverse order and waited for, before
+	// the store closes.
+	var bg workers
+	defer bg.stop()
 
 	up, err := upstream(cfg, log)
 	if err != nil {
@@ -66,10 +70,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	tlog := translog.New(st, key, log)
-	logCtx, stopLog := context.WithCancel(ctx)
-	logDone := make(chan struct{})
-	go func() { tlog.Run(logCtx, translog.DefaultPollInterval); close(logDone) }()
-	defer func() { stopLog(); <-logDone }() // before the store closes
+	bg.start(ctx, func(ctx context.Context) { tlog.Run(ctx, translog.DefaultPollInterval) })
 	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
 	if err != nil && embedded {
 		return err
@@ -97,17 +98,14 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	followCtx, stopFollowing := context.WithCancel(ctx)
-	waitFollowers := runFollowers(followCtx, fol)
-	defer func() { stopFollowing(); waitFollowers() }() // before the store closes
+	for _, f := range fol {
+		bg.start(ctx, f.Run)
+	}
 	hooks, err := webhooks(cfg, st, log)
 	if err != nil {
 		return err
 	}
-	hookCtx, stopHooks := context.WithCancel(ctx)
-	hooksDone := make(chan struct{})
-	go func() { hooks.Run(hookCtx); close(hooksDone) }()
-	defer func() { stopHooks(); <-hooksDone }()
+	bg.start(ctx, hooks.Run)
 	if !cfg.NoExamples {
 		n, err := svc.SeedExamples(ctx, examples.Protocols, "protocols")
 		if err != nil {
@@ -131,15 +129,12 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return fmt.Errorf("agent directory: %w", err)
 	}
-	defer dir.Close() // after the server, before the store
-	go dir.Run(ctx)
+	bg.onStop(dir.Close) // its crawls end after its loop
+	bg.start(ctx, dir.Run)
 	counter := adoption.New(st, log, nil)
-	// The counter outlives the server: its last flush runs after the last
-	// request has finished and before the store closes.
-	countCtx, stopCounting := context.WithCancel(context.Background())
-	counted := make(chan struct{})
-	go func() { counter.Run(countCtx, cfg.AdoptionFlush); close(counted) }()
-	defer func() { stopCounting(); <-counted }()
+	// The counter outlives the server's context: its last flush runs after
+	// the last request has finished, first of the shutdown steps.
+	bg.start(context.WithoutCancel(ctx), func(ctx context.Context) { counter.Run(ctx, cfg.AdoptionFlush) })
 	opts := []api.Option{
 		api.WithDirectory(dir), api.WithAdoption(counter),
 		api.WithFollowers(fol),
