@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agora-registry/registry/agora"
 	storebench "github.com/agora-registry/registry/bench/store"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/protocol"
@@ -140,7 +141,7 @@ func (s handlerSource) LogLookup(_ context.Context, d protocol.Digest) ([]byte, 
 // BenchmarkLogProof is a client's whole inclusion proof of one document.
 func BenchmarkLogProof(b *testing.B) {
 	h, hexes, vkey := logHandler(b)
-	v, err := translog.NewVerifier(handlerSource{h}, vkey)
+	v, err := agora.NewLogVerifier(handlerSource{h}, vkey)
 	if err != nil {
 		b.Fatal(err)
 	}

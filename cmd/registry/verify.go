@@ -143,7 +143,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 }
 
 // attested is a record's publisher, when the record attests one.
-func attested(r translog.Record) string {
+func attested(r agora.LogRecord) string {
 	at := r.Attested
 	if at.Publisher == "" {
 		return ""

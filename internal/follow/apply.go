@@ -15,7 +15,6 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 // fetchers bounds the documents fetched from one upstream at once.
@@ -30,7 +29,7 @@ const fetchers = 8
 // logged it says. A document stored here already, whatever its origin, is
 // never re-imported (so follower chains cannot loop, and a page replayed
 // after a failure stores nothing twice).
-func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Record) error {
+func (f *Follower) apply(ctx context.Context, first int64, recs []agora.LogRecord) error {
 	missing, ds, before, err := f.missing(ctx, recs)
 	if err != nil {
 		return err
@@ -55,7 +54,7 @@ func (f *Follower) apply(ctx context.Context, first int64, recs []translog.Recor
 	}
 	for i, r := range recs {
 		var err error
-		if r.Event == translog.EventPublish {
+		if r.Event == agora.LogEventPublish {
 			err = f.logged(ctx, &p, first+int64(i), r, quarantined[r.Digest])
 		} else {
 			err = f.changed(ctx, &p, r)
@@ -185,7 +184,7 @@ const maxBatchBytes = 16 << 20
 
 // batchOf is how many of rs (at least one) fit in maxBatchBytes by their
 // records' sizes, which each fetched document must match.
-func batchOf(rs []translog.Record) int {
+func batchOf(rs []agora.LogRecord) int {
 	total := 0
 	for i, r := range rs {
 		total += r.Size
@@ -199,7 +198,7 @@ func batchOf(rs []translog.Record) int {
 // fetchAndStore fetches rs concurrently and stores those to replicate in
 // one transaction; those whose bytes do not match their records are
 // noted in quarantined instead.
-func (f *Follower) fetchAndStore(ctx context.Context, rs []translog.Record, quarantined map[protocol.Digest]string) error {
+func (f *Follower) fetchAndStore(ctx context.Context, rs []agora.LogRecord, quarantined map[protocol.Digest]string) error {
 	contents := make([][]byte, len(rs))
 	bad := make([]string, len(rs))
 	g, gctx := errgroup.WithContext(ctx)
@@ -269,9 +268,9 @@ func (f *Follower) store(ctx context.Context, reqs []registry.PublishRequest, he
 // missing returns the page's publish records, one per document, whose
 // documents are not stored here, every document the page names (at most
 // 256, within store.MaxResolve), and those of its publishes stored here.
-func (f *Follower) missing(ctx context.Context, recs []translog.Record) (out []translog.Record, all []protocol.Digest, before map[protocol.Digest]bool, err error) {
+func (f *Follower) missing(ctx context.Context, recs []agora.LogRecord) (out []agora.LogRecord, all []protocol.Digest, before map[protocol.Digest]bool, err error) {
 	seen := make(map[protocol.Digest]bool)
-	var pubs []translog.Record
+	var pubs []agora.LogRecord
 	var ds []protocol.Digest
 	before = map[protocol.Digest]bool{}
 	for _, r := range recs {
@@ -282,7 +281,7 @@ func (f *Follower) missing(ctx context.Context, recs []translog.Record) (out []t
 	}
 	clear(seen)
 	for _, r := range recs {
-		if r.Event == translog.EventPublish && !seen[r.Digest] {
+		if r.Event == agora.LogEventPublish && !seen[r.Digest] {
 			seen[r.Digest] = true
 			pubs = append(pubs, r)
 			ds = append(ds, r.Digest)
@@ -307,7 +306,7 @@ func (f *Follower) missing(ctx context.Context, recs []translog.Record) (out []t
 // fetch returns a published document's bytes once they match its record,
 // or nil for one not to replicate; quarantine says why bytes the upstream
 // served were refused. Failures to fetch are errors (retried).
-func (f *Follower) fetch(ctx context.Context, r translog.Record) (content []byte, quarantine string, err error) {
+func (f *Follower) fetch(ctx context.Context, r agora.LogRecord) (content []byte, quarantine string, err error) {
 	content, err = f.up.Fetch(ctx, r.Digest)
 	switch apperr.KindOf(err) {
 	case apperr.Gone, apperr.NotFound:
@@ -355,7 +354,7 @@ func (p *page) set(f *Follower, fd store.FollowDoc) {
 // record at index idx). The document's status is reconciled when it was
 // stored here before the page: one stored now is active, as its new row
 // says, which no other row can outrank.
-func (f *Follower) logged(ctx context.Context, p *page, idx int64, r translog.Record, quarantine string) error {
+func (f *Follower) logged(ctx context.Context, p *page, idx int64, r agora.LogRecord, quarantine string) error {
 	rows := p.rows[r.Digest]
 	fd := store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
 	if i := f.mine(rows); i >= 0 {
@@ -388,7 +387,7 @@ var replacementInReason = regexp.MustCompile(`^(?s)(.*) \(replacement ([0-9a-f]{
 
 // changed applies a status record to what this upstream says of its
 // document, and to nothing this upstream did not log.
-func (f *Follower) changed(ctx context.Context, p *page, r translog.Record) error {
+func (f *Follower) changed(ctx context.Context, p *page, r agora.LogRecord) error {
 	rows := p.rows[r.Digest]
 	var fd store.FollowDoc
 	if i := f.mine(rows); i >= 0 {
@@ -410,9 +409,9 @@ func (f *Follower) changed(ctx context.Context, p *page, r translog.Record) erro
 		return nil // a withdrawal is for good: later records of a hostile log revive nothing
 	}
 	switch r.Event {
-	case translog.EventWithdraw:
+	case agora.LogEventWithdraw:
 		fd.Status, fd.Message, fd.Replacement = store.StatusWithdrawn, r.Reason, nil
-	case translog.EventDeprecate:
+	case agora.LogEventDeprecate:
 		fd.Status, fd.Message, fd.Replacement = store.StatusDeprecated, r.Reason, nil
 		repl := r.Attested.ReplacedBy
 		if m := replacementInReason.FindStringSubmatch(r.Reason); m != nil {
@@ -424,7 +423,7 @@ func (f *Follower) changed(ctx context.Context, p *page, r translog.Record) erro
 		if d, err := protocol.ParseDigest(repl); repl != "" && err == nil {
 			fd.Replacement = &d
 		}
-	case translog.EventReactivate:
+	case agora.LogEventReactivate:
 		fd.Status, fd.Message, fd.Replacement = store.StatusActive, "", nil
 	default:
 		return nil // an event this registry does not know: nothing to apply
@@ -531,7 +530,7 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 			// withdrawal would hold up the page.
 			return false, errPeerUnanswered.With(fmt.Sprintf("a withdrawal of %s waits: %s did not answer lately", d.Hex(), p.up.Origin()))
 		}
-		v, err := translog.NewVerifier(p.up, st.VerifierKey)
+		v, err := agora.NewLogVerifier(p.up, st.VerifierKey)
 		if err != nil {
 			return false, err
 		}
@@ -549,7 +548,7 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 		delete(f.peerFailed, p.up.Origin())
 		f.mu.Unlock()
 		r := proof.Record
-		if r.Event != translog.EventPublish || r.SHA256 != sum {
+		if r.Event != agora.LogEventPublish || r.SHA256 != sum {
 			continue
 		}
 		if err := f.state.SaveFollowDocs(ctx, []store.FollowDoc{{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: store.StatusActive,

@@ -3,11 +3,11 @@ package follow
 import (
 	"testing"
 
-	"github.com/agora-registry/registry/internal/translog"
+	"github.com/agora-registry/registry/agora"
 )
 
 func TestBatchOfBoundsBytes(t *testing.T) {
-	rec := func(size int) translog.Record { return translog.Record{Size: size} }
+	rec := func(size int) agora.LogRecord { return agora.LogRecord{Size: size} }
 	for _, c := range []struct {
 		sizes []int
 		want  int
@@ -17,7 +17,7 @@ func TestBatchOfBoundsBytes(t *testing.T) {
 		{[]int{maxBatchBytes / 2, maxBatchBytes / 2, 1}, 2},
 		{[]int{maxBatchBytes/2 + 1, maxBatchBytes / 2, 1}, 1},
 	} {
-		var rs []translog.Record
+		var rs []agora.LogRecord
 		for _, s := range c.sizes {
 			rs = append(rs, rec(s))
 		}

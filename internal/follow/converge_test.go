@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/follow"
@@ -174,7 +175,7 @@ func checkReplica(t *testing.T, up, here *security.Server, origin string, head s
 		}
 		return out, nil
 	})
-	published := map[protocol.Digest]translog.Record{}
+	published := map[protocol.Digest]agora.LogRecord{}
 	withdrawn := map[protocol.Digest]bool{}
 	for i, r := range recs {
 		hs, err := tlog.StoredHashes(int64(i), r.Text, hr)
@@ -182,14 +183,14 @@ func checkReplica(t *testing.T, up, here *security.Server, origin string, head s
 			t.Fatal(err)
 		}
 		hashes = append(hashes, hs...)
-		rec, err := translog.ParseRecord(r.Text)
+		rec, err := agora.ParseLogRecord(r.Text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch rec.Event {
-		case translog.EventPublish:
+		case agora.LogEventPublish:
 			published[rec.Digest] = rec
-		case translog.EventWithdraw:
+		case agora.LogEventWithdraw:
 			withdrawn[rec.Digest] = true
 		}
 	}
@@ -205,7 +206,7 @@ func checkReplica(t *testing.T, up, here *security.Server, origin string, head s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := translog.OpenCheckpoint(st.Checkpoint, v)
+	cp, err := agora.OpenLogCheckpoint(st.Checkpoint, v)
 	if err != nil || cp.N != head.Size || cp.Hash != root {
 		t.Fatalf("the follower's checkpoint %+v (%v) is not the tree of the upstream's %d records (root %s)", cp, err, head.Size, root)
 	}

@@ -144,7 +144,7 @@ func (l *fakeLog) checkpoint(n int64) []byte {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	msg, err := translog.SignCheckpoint(translog.Checkpoint{Origin: l.origin, Tree: tlog.Tree{N: n, Hash: h}}, l.key.Signer)
+	msg, err := translog.SignCheckpoint(agora.LogCheckpoint{Origin: l.origin, Tree: tlog.Tree{N: n, Hash: h}}, l.key.Signer)
 	if err != nil {
 		l.t.Fatal(err)
 	}

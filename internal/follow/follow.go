@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/protocol"
@@ -37,7 +38,7 @@ import (
 
 // Upstream is the upstream registry as a client reads it (client.Client).
 type Upstream interface {
-	translog.Source
+	agora.LogSource
 	Fetch(ctx context.Context, d protocol.Digest) ([]byte, error)
 	WellKnown(ctx context.Context) (client.WellKnown, error)
 	WaitChanges(ctx context.Context, after int64, wait time.Duration) (int64, error)
@@ -212,10 +213,10 @@ func (e *ForkError) Error() string {
 }
 
 // Unwrap makes a ForkError translog.ErrFork for errors.Is.
-func (e *ForkError) Unwrap() error { return translog.ErrFork }
+func (e *ForkError) Unwrap() error { return agora.ErrLogFork }
 
 // errFeedAhead is the feed announcing records no checkpoint shows.
-var errFeedAhead = translog.ErrNotProved.With("the upstream's change feed announced records its signed checkpoint does not show")
+var errFeedAhead = agora.ErrLogNotProved.With("the upstream's change feed announced records its signed checkpoint does not show")
 
 // Run follows until ctx ends. Every failure but a fork is retried after a
 // capped, jittered exponential backoff. A fork stops the follower: it
@@ -290,7 +291,7 @@ func (f *Follower) Step(ctx context.Context) error {
 	if err := f.retryWithdrawals(ctx); err != nil {
 		return err
 	}
-	v, err := translog.NewVerifier(f.up, st.VerifierKey)
+	v, err := agora.NewLogVerifier(f.up, st.VerifierKey)
 	if err != nil {
 		return err
 	}
@@ -346,7 +347,7 @@ func (f *Follower) Step(ctx context.Context) error {
 // wait is a caught-up round: it stores the checkpoint and long-polls the
 // feed. A feed that announced growth the next checkpoint did not show is
 // paced with the failure backoff, growing while it keeps doing so.
-func (f *Follower) wait(ctx context.Context, st store.FollowState, cp translog.Checkpoint, signed []byte) error {
+func (f *Follower) wait(ctx context.Context, st store.FollowState, cp agora.LogCheckpoint, signed []byte) error {
 	if !bytes.Equal(signed, st.Checkpoint) {
 		st.Checkpoint = signed
 		if err := f.state.SaveFollowState(ctx, st); err != nil {
@@ -392,7 +393,7 @@ func (f *Follower) wait(ctx context.Context, st store.FollowState, cp translog.C
 // consistent proves that the larger of two verified checkpoints extends
 // the smaller. Only a contradiction between what the upstream signed is
 // a *ForkError; failing to read the proof is an error, retried.
-func (f *Follower) consistent(ctx context.Context, a translog.Checkpoint, aSigned []byte, b translog.Checkpoint, bSigned []byte) error {
+func (f *Follower) consistent(ctx context.Context, a agora.LogCheckpoint, aSigned []byte, b agora.LogCheckpoint, bSigned []byte) error {
 	if a.N > b.N {
 		a, aSigned, b, bSigned = b, bSigned, a, aSigned
 	}
@@ -416,7 +417,7 @@ func (f *Follower) consistent(ctx context.Context, a translog.Checkpoint, aSigne
 	// fetch, a truncated or altered tile) proves nothing either way.
 	p, err := tlog.ProveTree(b.N, a.N, tlog.TileHashReader(b.Tree, tiles{ctx, f.up}))
 	if err != nil {
-		return translog.ErrNotProved.With(fmt.Sprintf("could not read the proof that the tree of size %d extends the tree of size %d: %v", b.N, a.N, err))
+		return agora.ErrLogNotProved.With(fmt.Sprintf("could not read the proof that the tree of size %d extends the tree of size %d: %v", b.N, a.N, err))
 	}
 	if err := tlog.CheckTree(p, b.N, b.Hash, a.N, a.Hash); err != nil {
 		ev.Reason = fmt.Sprintf("the tree of size %d (%s) does not extend the tree of size %d (%s): %v", b.N, b.Hash, a.N, a.Hash, err)
@@ -432,7 +433,7 @@ func (f *Follower) consistent(ctx context.Context, a translog.Checkpoint, aSigne
 // checks each against the tree it was made for.
 type tiles struct {
 	ctx context.Context
-	src translog.Source
+	src agora.LogSource
 }
 
 func (tiles) Height() int { return translog.TileHeight }
@@ -509,7 +510,7 @@ func (f *Follower) load(ctx context.Context) (store.FollowState, error) {
 
 // records reads records [from, to) (within one data tile) and checks each
 // against the verified tree.
-func (f *Follower) records(ctx context.Context, v *translog.Verifier, cp translog.Checkpoint, from, to int64) ([]translog.Record, error) {
+func (f *Follower) records(ctx context.Context, v *agora.LogVerifier, cp agora.LogCheckpoint, from, to int64) ([]agora.LogRecord, error) {
 	tileN := from / 256
 	t := tlog.Tile{H: translog.TileHeight, L: -1, N: tileN, W: int(to - tileN*256)}
 	data, err := f.up.LogTile(ctx, t.Path())
@@ -518,20 +519,20 @@ func (f *Follower) records(ctx context.Context, v *translog.Verifier, cp translo
 	}
 	texts := bytes.SplitAfter(data, []byte("\n\n"))
 	if len(texts) != t.W+1 || len(texts[t.W]) != 0 {
-		return nil, translog.ErrNotProved.With(fmt.Sprintf("data tile %s does not hold %d records", t.Path(), t.W))
+		return nil, agora.ErrLogNotProved.With(fmt.Sprintf("data tile %s does not hold %d records", t.Path(), t.W))
 	}
 	hashes, err := v.RecordHashes(ctx, cp.Tree, from, to)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]translog.Record, 0, to-from)
+	out := make([]agora.LogRecord, 0, to-from)
 	for i := from; i < to; i++ {
 		text := texts[i-tileN*256]
 		text = text[:len(text)-1] // the blank line after each record
 		if tlog.RecordHash(text) != hashes[i-from] {
-			return nil, translog.ErrNotProved.With(fmt.Sprintf("record %d is not the one the signed tree holds", i))
+			return nil, agora.ErrLogNotProved.With(fmt.Sprintf("record %d is not the one the signed tree holds", i))
 		}
-		r, err := translog.ParseRecord(text)
+		r, err := agora.ParseLogRecord(text)
 		if err != nil {
 			return nil, err
 		}

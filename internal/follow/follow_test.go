@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/protocol"
@@ -190,7 +191,7 @@ func TestFollowerStopsAtAFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = f.Step(ctx(t))
-	if !errors.Is(err, translog.ErrFork) {
+	if !errors.Is(err, agora.ErrLogFork) {
 		t.Fatalf("Step against a forked log: %v, want ErrFork", err)
 	}
 	// Nothing of the fork was stored, and the upstream stays stopped.
@@ -203,7 +204,7 @@ func TestFollowerStopsAtAFork(t *testing.T) {
 	if err != nil || !st.Forked || st.Applied != 5 {
 		t.Fatalf("follow state after the fork: %+v %v", st, err)
 	}
-	if err := newFollower(t, p.URL, here).Step(ctx(t)); !errors.Is(err, translog.ErrFork) {
+	if err := newFollower(t, p.URL, here).Step(ctx(t)); !errors.Is(err, agora.ErrLogFork) {
 		t.Fatalf("a restarted follower resumed a forked upstream: %v", err)
 	}
 	// Run stays stopped: it only rereads its state, pausing each time.

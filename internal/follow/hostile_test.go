@@ -19,7 +19,6 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/testing/security"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 func doc(prefix string, i int) string {
@@ -80,7 +79,7 @@ func TestTransientFailuresDuringConsistencyAreNotForks(t *testing.T) {
 			})
 			err := f.Step(ctx(t))
 			var fork *follow.ForkError
-			if err == nil || errors.As(err, &fork) || errors.Is(err, translog.ErrFork) {
+			if err == nil || errors.As(err, &fork) || errors.Is(err, agora.ErrLogFork) {
 				t.Fatalf("Step with a %s tile: %v, want an error that is not a fork", name, err)
 			}
 			st, serr := here.Store.FollowState(ctx(t), up.URL)
@@ -153,11 +152,11 @@ func checkEvidence(t *testing.T, vkey string, ev follow.Evidence) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	older, err := translog.OpenCheckpoint([]byte(ev.Older), v)
+	older, err := agora.OpenLogCheckpoint([]byte(ev.Older), v)
 	if err != nil {
 		t.Fatalf("the older checkpoint of the evidence does not verify: %v", err)
 	}
-	newer, err := translog.OpenCheckpoint([]byte(ev.Newer), v)
+	newer, err := agora.OpenLogCheckpoint([]byte(ev.Newer), v)
 	if err != nil {
 		t.Fatalf("the newer checkpoint of the evidence does not verify: %v", err)
 	}
@@ -194,7 +193,7 @@ func TestForkStopsWithEvidence(t *testing.T) {
 	switchTo(honest, forked)
 	err := f.Step(ctx(t))
 	var fork *follow.ForkError
-	if !errors.As(err, &fork) || !errors.Is(err, translog.ErrFork) {
+	if !errors.As(err, &fork) || !errors.Is(err, agora.ErrLogFork) {
 		t.Fatalf("Step against another history of the same size: %v, want a ForkError", err)
 	}
 	checkEvidence(t, honest.key.VerifierKey, fork.Evidence)
@@ -227,7 +226,7 @@ func TestForkRememberedAcrossRestart(t *testing.T) {
 	f := followFake(t, honest.URL, here, nil)
 	stepUntilCaughtUp(t, f, honest)
 	switchTo(honest, forked)
-	if err := f.Step(ctx(t)); !errors.Is(err, translog.ErrFork) {
+	if err := f.Step(ctx(t)); !errors.Is(err, agora.ErrLogFork) {
 		t.Fatalf("Step against a forked history: %v", err)
 	}
 
@@ -334,7 +333,7 @@ func TestRecordsNotInTheTreeAreRefused(t *testing.T) {
 			})
 			f := followFake(t, up.URL, here, nil)
 			err := f.Step(ctx(t))
-			if err == nil || errors.Is(err, translog.ErrFork) {
+			if err == nil || errors.Is(err, agora.ErrLogFork) {
 				t.Fatalf("Step with a tampered data tile: %v, want an error that is not a fork", err)
 			}
 			if _, err := here.Svc.Stored(ctx(t), other); !errors.Is(err, store.ErrNotFound) {

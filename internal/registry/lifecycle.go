@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 // MaxReplacementChain bounds the walk that looks for a replacement cycle:
@@ -111,9 +111,9 @@ func (s *Service) statusLogEvent(r StatusRequest) *store.LogEvent {
 	if s.cfg.Log == nil {
 		return nil
 	}
-	ev := &store.LogEvent{Event: translog.EventReactivate, Status: string(r.Status), Reason: r.Message}
+	ev := &store.LogEvent{Event: agora.LogEventReactivate, Status: string(r.Status), Reason: r.Message}
 	if r.Status == store.StatusDeprecated {
-		ev.Event = translog.EventDeprecate
+		ev.Event = agora.LogEventDeprecate
 		if r.Replacement != nil {
 			ev.Reason += " (replacement " + r.Replacement.Hex() + ")"
 			ev.ReplacedBy = r.Replacement.Hex()

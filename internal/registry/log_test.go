@@ -60,7 +60,7 @@ func TestStatusChangesAreLogged(t *testing.T) {
 	by := agora.LogAttestation{Publisher: store.DefaultPublisher, PublisherDisplayName: "Default publisher"}
 	replaced := by
 	replaced.ReplacedBy = repl.Entry.Digest.Hex()
-	want := []translog.Record{
+	want := []agora.LogRecord{
 		{Event: "deprecate", Status: "deprecated", Reason: CleanReason("  use v2\x1b[31m ") + " (replacement " + repl.Entry.Digest.Hex() + ")", Time: hist[0].At, Attested: replaced},
 		{Event: "reactivate", Status: "active", Time: hist[1].At, Attested: by},
 		{Event: "withdraw", Status: "withdrawn", Reason: "leaked a key", Time: hist[2].At, Attested: by},
@@ -70,7 +70,7 @@ func TestStatusChangesAreLogged(t *testing.T) {
 		if err != nil {
 			t.Fatalf("record %d: %v", 2+i, err)
 		}
-		rec, err := translog.ParseRecord(text)
+		rec, err := agora.ParseLogRecord(text)
 		if err != nil {
 			t.Fatal(err)
 		}

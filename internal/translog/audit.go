@@ -27,13 +27,13 @@ var ErrMismatch = apperr.New(apperr.Conflict, "log_mismatch", "what the registry
 // (a fork, a failing proof against a signed checkpoint, served data that
 // contradicts the log) rather than that it could not be checked.
 func Proven(err error) bool {
-	return errors.Is(err, ErrFork) || errors.Is(err, ErrNotProved) || errors.Is(err, ErrMismatch) || errors.Is(err, errAhead)
+	return errors.Is(err, agora.ErrLogFork) || errors.Is(err, agora.ErrLogNotProved) || errors.Is(err, ErrMismatch) || errors.Is(err, errAhead)
 }
 
 // Registry is what an audit reads: the log and what the registry serves
 // (a *client.Client). Nothing it returns is trusted.
 type Registry interface {
-	Source
+	agora.LogSource
 	Fetch(ctx context.Context, d agora.Digest) ([]byte, error)
 	Get(ctx context.Context, d agora.Digest, withContent bool) (agora.Protocol, error)
 	JSON(ctx context.Context, method, path string, body []byte) (json.RawMessage, error)
@@ -54,8 +54,8 @@ type AuditOptions struct {
 
 // Audit is one run of `registry verify`.
 type Audit struct {
-	Checkpoint Checkpoint
-	Previous   *Checkpoint
+	Checkpoint agora.LogCheckpoint
+	Previous   *agora.LogCheckpoint
 	// Fork is set when two signed checkpoints cannot both be true.
 	Fork *Fork
 	// Scanned is how many records were read and checked against the tree.
@@ -83,7 +83,7 @@ type AuditResult struct {
 	// log events say (active, deprecated, withdrawn).
 	Index  int64
 	Status string
-	Record Record
+	Record agora.LogRecord
 	Err    error
 }
 
@@ -112,10 +112,10 @@ func (a Audit) Exit() int {
 // docState is what the verified log says of one document.
 type docState struct {
 	index     int64 // its publish record, -1 while not seen
-	publish   Record
-	status    string // from its latest status record
-	withdrawn bool   // a withdrawal is final
-	latest    Record // its latest status record
+	publish   agora.LogRecord
+	status    string          // from its latest status record
+	withdrawn bool            // a withdrawal is final
+	latest    agora.LogRecord // its latest status record
 }
 
 func (s *docState) expected() string {
@@ -140,7 +140,7 @@ const scanChunk = 16 << TileHeight
 // error is returned only when the audit could not start or was cut short;
 // a fork is reported in Audit.Fork. st.VerifierKey must be set.
 func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Audit, error) {
-	v, err := NewVerifier(reg, st.VerifierKey)
+	v, err := agora.NewLogVerifier(reg, st.VerifierKey)
 	if err != nil {
 		return Audit{}, err
 	}
@@ -160,7 +160,7 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 		}
 		a.Previous = &prev
 		if err := v.Consistent(ctx, prev, latest); err != nil {
-			if errors.Is(err, ErrFork) {
+			if errors.Is(err, agora.ErrLogFork) {
 				a.Fork = &Fork{Older: []byte(st.Checkpoint), Newer: signed, Err: err}
 				return a, nil
 			}
@@ -206,7 +206,7 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 		return a, err
 	}
 	if err := v.Consistent(ctx, a.Checkpoint, grown); err != nil {
-		if errors.Is(err, ErrFork) {
+		if errors.Is(err, agora.ErrLogFork) {
 			a.Fork = &Fork{Older: a.signed, Newer: grownSigned, Err: err}
 			return a, nil
 		}
@@ -233,7 +233,7 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 
 // scan reads records [from, a.Checkpoint.N) through verified data tiles,
 // compares the change feed's copy of them, and folds them into docs.
-func (a *Audit) scan(ctx context.Context, v *Verifier, reg Registry, from int64, docs map[protocol.Digest]*docState, sample *sampler) error {
+func (a *Audit) scan(ctx context.Context, v *agora.LogVerifier, reg Registry, from int64, docs map[protocol.Digest]*docState, sample *sampler) error {
 	tree := a.Checkpoint.Tree
 	for lo := from; lo < tree.N; lo += scanChunk {
 		hi := min(lo+scanChunk, tree.N)
@@ -241,15 +241,15 @@ func (a *Audit) scan(ctx context.Context, v *Verifier, reg Registry, from int64,
 		if err != nil {
 			return err
 		}
-		recs := make([]Record, len(texts))
+		recs := make([]agora.LogRecord, len(texts))
 		for i, text := range texts {
-			if recs[i], err = ParseRecord(text); err != nil {
+			if recs[i], err = agora.ParseLogRecord(text); err != nil {
 				return fmt.Errorf("record %d, proved in the signed tree, is not a record: %w", lo+int64(i), err)
 			}
 			a.Scanned++
 			d := recs[i].Digest
 			s := docs[d]
-			if s == nil && recs[i].Event == EventPublish && sample.pick {
+			if s == nil && recs[i].Event == agora.LogEventPublish && sample.pick {
 				s = sample.offer(d, docs)
 			}
 			if s != nil {
@@ -263,13 +263,13 @@ func (a *Audit) scan(ctx context.Context, v *Verifier, reg Registry, from int64,
 	return nil
 }
 
-func (s *docState) fold(idx int64, r Record) {
+func (s *docState) fold(idx int64, r agora.LogRecord) {
 	switch {
-	case r.Event == EventPublish && s.index < 0:
+	case r.Event == agora.LogEventPublish && s.index < 0:
 		s.index, s.publish = idx, r
-	case r.Event == EventWithdraw:
+	case r.Event == agora.LogEventWithdraw:
 		s.withdrawn, s.status, s.latest = true, r.Status, r
-	case r.Event != EventPublish:
+	case r.Event != agora.LogEventPublish:
 		s.status, s.latest = r.Status, r
 	}
 }
@@ -310,7 +310,7 @@ type feedPage struct {
 
 // checkFeed compares the change feed's records from index lo on with
 // recs, the tree's: the feed must serve the records the tree holds.
-func checkFeed(ctx context.Context, reg Registry, lo int64, recs []Record) error {
+func checkFeed(ctx context.Context, reg Registry, lo int64, recs []agora.LogRecord) error {
 	for at := lo; at < lo+int64(len(recs)); {
 		raw, err := reg.JSON(ctx, http.MethodGet, "/api/v1/changes?after="+strconv.FormatInt(at, 10)+"&limit="+strconv.Itoa(MaxFeedLimit), nil)
 		if err != nil {
@@ -351,7 +351,7 @@ var errAhead = apperr.New(apperr.Conflict, "log_status_mismatch", "the registry'
 // checkDocument checks one document: its publish record is proved through
 // the lookup, and what the registry serves (bytes, status, publisher,
 // replacement) matches the records the scan verified.
-func (a *Audit) checkDocument(ctx context.Context, v *Verifier, reg Registry, d protocol.Digest, s *docState) AuditResult {
+func (a *Audit) checkDocument(ctx context.Context, v *agora.LogVerifier, reg Registry, d protocol.Digest, s *docState) AuditResult {
 	r := AuditResult{Digest: d, Index: -1}
 	if s == nil || s.index < 0 {
 		r.Err = checkUnlogged(ctx, reg, d, a.Checkpoint)
@@ -367,7 +367,7 @@ func (a *Audit) checkDocument(ctx context.Context, v *Verifier, reg Registry, d 
 		// The lookup came with another signed tree: it must extend ours
 		// (or be extended by it).
 		if err := v.Consistent(ctx, a.Checkpoint, p.Checkpoint); err != nil {
-			if errors.Is(err, ErrFork) && a.Fork == nil {
+			if errors.Is(err, agora.ErrLogFork) && a.Fork == nil {
 				a.Fork = &Fork{Older: a.signed, Newer: p.Signed, Err: err}
 			}
 			r.Err = err
@@ -382,14 +382,14 @@ func (a *Audit) checkDocument(ctx context.Context, v *Verifier, reg Registry, d 
 	return r
 }
 
-func mustFormat(r Record) []byte {
+func mustFormat(r agora.LogRecord) []byte {
 	b, _ := agora.FormatLogRecord(r)
 	return b
 }
 
 // checkUnlogged: a document the verified tree has no publish record of
 // must not be served.
-func checkUnlogged(ctx context.Context, reg Registry, d protocol.Digest, cp Checkpoint) error {
+func checkUnlogged(ctx context.Context, reg Registry, d protocol.Digest, cp agora.LogCheckpoint) error {
 	_, err := reg.Fetch(ctx, d)
 	switch {
 	case err == nil:

@@ -70,7 +70,7 @@ func fakeKey(t *testing.T) string {
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // record appends a record to the log.
-func (f *fakeRegistry) record(t *testing.T, r translog.Record) {
+func (f *fakeRegistry) record(t *testing.T, r agora.LogRecord) {
 	t.Helper()
 	text, err := agora.FormatLogRecord(r)
 	if err != nil {
@@ -91,7 +91,7 @@ func (f *fakeRegistry) publish(t *testing.T, text, publisher string) protocol.Di
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.record(t, translog.Record{Event: translog.EventPublish, Digest: sums.SHA1, SHA256: sha256.Sum256(doc), Size: len(doc),
+	f.record(t, agora.LogRecord{Event: agora.LogEventPublish, Digest: sums.SHA1, SHA256: sha256.Sum256(doc), Size: len(doc),
 		Time: t0.Add(time.Duration(len(f.texts)) * time.Second), Attested: agora.LogAttestation{Publisher: publisher}})
 	f.docs[sums.SHA1] = doc
 	f.meta[sums.SHA1] = agora.Protocol{Hex: sums.SHA1.Hex(), Status: "active", Publisher: publisher}
@@ -102,7 +102,7 @@ func (f *fakeRegistry) publish(t *testing.T, text, publisher string) protocol.Di
 func (f *fakeRegistry) status(t *testing.T, d protocol.Digest, event, status string) {
 	t.Helper()
 	doc := f.docs[d]
-	f.record(t, translog.Record{Event: event, Digest: d, SHA256: sha256.Sum256(doc), Size: len(doc),
+	f.record(t, agora.LogRecord{Event: event, Digest: d, SHA256: sha256.Sum256(doc), Size: len(doc),
 		Time: t0.Add(time.Duration(len(f.texts)) * time.Second), Status: status})
 	if status == "withdrawn" {
 		f.gone[d] = true
@@ -125,7 +125,7 @@ func (f *fakeRegistry) LogCheckpoint(context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return translog.SignCheckpoint(translog.Checkpoint{Origin: f.signer.Name(), Tree: tlog.Tree{N: n, Hash: root}}, f.signer)
+	return translog.SignCheckpoint(agora.LogCheckpoint{Origin: f.signer.Name(), Tree: tlog.Tree{N: n, Hash: root}}, f.signer)
 }
 
 func (f *fakeRegistry) LogTile(_ context.Context, path string) ([]byte, error) {
@@ -162,7 +162,7 @@ func (f *fakeRegistry) LogLookup(ctx context.Context, d agora.Digest) ([]byte, e
 			i = len(f.texts) - 1 - j
 		}
 		text := f.texts[i]
-		r, err := translog.ParseRecord(text)
+		r, err := agora.ParseLogRecord(text)
 		if err == nil && r.Digest == d {
 			msg, err := tlog.FormatRecord(int64(i), text)
 			if err != nil {
@@ -213,7 +213,7 @@ func (f *fakeRegistry) JSON(_ context.Context, _, path string, _ []byte) (json.R
 	limit, _ := strconv.Atoi(u.Query().Get("limit"))
 	out := translog.Changes{Changes: []translog.Change{}, Next: after, TreeSize: int64(len(f.texts))}
 	for i := after; i < int64(len(f.texts)) && len(out.Changes) < limit; i++ {
-		r, _ := translog.ParseRecord(f.texts[i])
+		r, _ := agora.ParseLogRecord(f.texts[i])
 		c := translog.Change{Index: i, Event: r.Event, Hex: r.Digest.Hex(), Base64: r.Digest.Base64(),
 			SHA256: hex.EncodeToString(r.SHA256[:]), Size: r.Size, Time: r.Time, Status: r.Status, Reason: r.Reason}
 		if f.feedLie != nil {
@@ -273,8 +273,8 @@ func honestFake(t *testing.T) (*fakeRegistry, []protocol.Digest) {
 	for i := range 5 {
 		ds = append(ds, f.publish(t, fmt.Sprintf("# Doc %d\n\nBody %d.\n", i, i), "acme"))
 	}
-	f.status(t, ds[1], translog.EventDeprecate, "deprecated")
-	f.status(t, ds[2], translog.EventWithdraw, "withdrawn")
+	f.status(t, ds[1], agora.LogEventDeprecate, "deprecated")
+	f.status(t, ds[2], agora.LogEventWithdraw, "withdrawn")
 	return f, ds
 }
 
@@ -317,15 +317,15 @@ func TestAuditChangedBytes(t *testing.T) {
 // SHA-1 is not collision-proof). A log whose record of the SHA-1 names
 // other bytes.
 func TestAuditSHA256AndSizeAgainstTheRecord(t *testing.T) {
-	for name, edit := range map[string]func(*translog.Record){
-		"sha256": func(r *translog.Record) { r.SHA256[0] ^= 1 },
-		"size":   func(r *translog.Record) { r.Size-- },
+	for name, edit := range map[string]func(*agora.LogRecord){
+		"sha256": func(r *agora.LogRecord) { r.SHA256[0] ^= 1 },
+		"size":   func(r *agora.LogRecord) { r.Size-- },
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t, fakeKey(t))
 			doc := []byte("# Collided\n")
 			sums, _ := agora.Hash(doc)
-			r := translog.Record{Event: translog.EventPublish, Digest: sums.SHA1, SHA256: sha256.Sum256(doc), Size: len(doc), Time: t0}
+			r := agora.LogRecord{Event: agora.LogEventPublish, Digest: sums.SHA1, SHA256: sha256.Sum256(doc), Size: len(doc), Time: t0}
 			edit(&r)
 			f.record(t, r)
 			f.docs[sums.SHA1] = doc
@@ -381,7 +381,7 @@ func TestAuditFeedAgainstTheTree(t *testing.T) {
 	f, _ := honestFake(t)
 	f.feedLie = func(c *translog.Change) {
 		if c.Index == 6 {
-			c.Event = translog.EventReactivate
+			c.Event = agora.LogEventReactivate
 		}
 	}
 	wantExit(t, audit(t, f, translog.State{}), 1, "change feed's record 6")
@@ -447,7 +447,7 @@ func TestAuditTransient503(t *testing.T) {
 
 	f.tileFault = func(string) error { return unavailable }
 	a, err = translog.RunAudit(context.Background(), retrying, st, translog.AuditOptions{Hashes: ds})
-	if a.Fork != nil || err == nil || translog.Proven(err) || errors.Is(err, translog.ErrFork) {
+	if a.Fork != nil || err == nil || translog.Proven(err) || errors.Is(err, agora.ErrLogFork) {
 		t.Fatalf("a registry whose tiles answer 503: fork %+v, %v; want an error that is not proven", a.Fork, err)
 	}
 }

@@ -3,8 +3,8 @@ package translog_test
 import (
 	"testing"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/testing/security"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 // TestFreshLogThenGrowthIsConsistent: a fresh registry's first checkpoint
@@ -12,7 +12,7 @@ import (
 // an empty upstream) must accept the grown tree, not call it a fork.
 func TestFreshLogThenGrowthIsConsistent(t *testing.T) {
 	srv := security.Start(t, security.Options{})
-	v, err := translog.NewVerifier(httpClient(t, srv.URL), srv.Log.VerifierKey())
+	v, err := agora.NewLogVerifier(httpClient(t, srv.URL), srv.Log.VerifierKey())
 	if err != nil {
 		t.Fatal(err)
 	}

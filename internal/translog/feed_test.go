@@ -3,9 +3,11 @@ package translog_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/agora-registry/registry/internal/store"
 	"net/http"
 	"testing"
+
+	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/store"
 
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/translog"
@@ -101,7 +103,7 @@ func TestWellKnown(t *testing.T) {
 		t.Fatalf("well-known: %s", body)
 	}
 	// The key announced verifies the checkpoint served.
-	v, err := translog.NewVerifier(httpClient(t, srv.URL), w.Log.VerifierKey)
+	v, err := agora.NewLogVerifier(httpClient(t, srv.URL), w.Log.VerifierKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agora-registry/registry/internal/store"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/store"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -95,7 +97,7 @@ func TestTilesAreTlogs(t *testing.T) {
 			srv := security.Start(t, security.Options{Engine: engine})
 			publish(t, srv, "Tiled", 300) // one full tile of 256 and a partial one
 			integrate(t, srv)
-			v, err := translog.NewVerifier(httpClient(t, srv.URL), srv.Log.VerifierKey())
+			v, err := agora.NewLogVerifier(httpClient(t, srv.URL), srv.Log.VerifierKey())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +128,7 @@ func TestTilesAreTlogs(t *testing.T) {
 				t.Fatalf("data tiles held %d records, want 300", len(texts))
 			}
 			for i, text := range texts {
-				if _, err := translog.ParseRecord(text); err != nil {
+				if _, err := agora.ParseLogRecord(text); err != nil {
 					t.Fatalf("record %d: %v", i, err)
 				}
 				hs, err := tlog.StoredHashes(int64(i), text, &ref)
@@ -179,7 +181,7 @@ func TestProofsOverHTTP(t *testing.T) {
 			first := publish(t, srv, "Proved", 20)
 			integrate(t, srv)
 			c := httpClient(t, srv.URL)
-			v, err := translog.NewVerifier(c, srv.Log.VerifierKey())
+			v, err := agora.NewLogVerifier(c, srv.Log.VerifierKey())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +199,7 @@ func TestProofsOverHTTP(t *testing.T) {
 				if err != nil {
 					t.Fatalf("document %d: %v", i, err)
 				}
-				if p.Record.Event != translog.EventPublish || p.Record.Digest != d {
+				if p.Record.Event != agora.LogEventPublish || p.Record.Digest != d {
 					t.Fatalf("document %d: record %+v", i, p.Record)
 				}
 			}
@@ -217,7 +219,7 @@ func TestProofsOverHTTP(t *testing.T) {
 				t.Fatalf("lookup by Base64: %d %s", status, body)
 			}
 			status, _, rec := get(t, srv.URL+"/log/record/290")
-			parsed, err := translog.ParseRecord(rec)
+			parsed, err := agora.ParseLogRecord(rec)
 			if status != http.StatusOK || err != nil || parsed.Event != "withdraw" || parsed.Status != "withdrawn" || parsed.Reason != "spam\nwith a newline" {
 				t.Fatalf("withdrawal record: %d %q %v", status, rec, err)
 			}
@@ -259,7 +261,7 @@ func TestTamperedTileIsDetected(t *testing.T) {
 	integrate(t, srv)
 	for _, what := range []string{"/log/tile/8/0/"} {
 		proxy := tamperingProxy(t, srv.URL, func(p string) bool { return strings.HasPrefix(p, what) })
-		v, err := translog.NewVerifier(httpClient(t, proxy), srv.Log.VerifierKey())
+		v, err := agora.NewLogVerifier(httpClient(t, proxy), srv.Log.VerifierKey())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,11 +278,11 @@ func TestTamperedTileIsDetected(t *testing.T) {
 	// A tampered record or checkpoint is refused too.
 	for _, what := range []string{"/log/lookup/", "/log/checkpoint"} {
 		proxy := tamperingProxy(t, srv.URL, func(p string) bool { return strings.HasPrefix(p, what) })
-		v, _ := translog.NewVerifier(httpClient(t, proxy), srv.Log.VerifierKey())
+		v, _ := agora.NewLogVerifier(httpClient(t, proxy), srv.Log.VerifierKey())
 		if _, err := v.Prove(ctx(t), ds[0]); what == "/log/lookup/" && err == nil {
 			t.Fatalf("a tampered lookup answer proved")
 		}
-		if _, _, err := v.Latest(ctx(t)); what == "/log/checkpoint" && !errors.Is(err, translog.ErrBadCheckpoint) {
+		if _, _, err := v.Latest(ctx(t)); what == "/log/checkpoint" && !errors.Is(err, agora.ErrBadLogCheckpoint) {
 			t.Fatalf("a tampered checkpoint: %v", err)
 		}
 	}
@@ -311,7 +313,7 @@ func TestForkIsDetected(t *testing.T) {
 		t.Fatal(err)
 	}
 	forked, err := translog.RunAudit(ctx(t), httpClient(t, b.URL), audit.State, translog.AuditOptions{})
-	if err != nil || forked.Fork == nil || !errors.Is(forked.Fork.Err, translog.ErrFork) || forked.Exit() != 1 {
+	if err != nil || forked.Fork == nil || !errors.Is(forked.Fork.Err, agora.ErrLogFork) || forked.Exit() != 1 {
 		t.Fatalf("auditing the forked log after the honest one: %+v %v, want a fork", forked.Fork, err)
 	}
 	// The same history grown is consistent.

@@ -184,7 +184,7 @@ func (l *Log) integrate(head store.LogHead, pending []store.LogEvent, read tlog.
 }
 
 func (l *Log) sign(size int64, root tlog.Hash) ([]byte, error) {
-	return SignCheckpoint(Checkpoint{Origin: l.Origin(), Tree: tlog.Tree{N: size, Hash: root}}, l.key.Signer)
+	return SignCheckpoint(agora.LogCheckpoint{Origin: l.Origin(), Tree: tlog.Tree{N: size, Hash: root}}, l.key.Signer)
 }
 
 // overlay reads the hashes a batch added from memory and older ones from

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -33,7 +34,7 @@ func TestRecordFormat(t *testing.T) {
 		if _, err := tlog.FormatRecord(0, text); err != nil {
 			t.Fatalf("reason %q makes invalid record text %q: %v", reason, text, err)
 		}
-		r, err := ParseRecord(text)
+		r, err := agora.ParseLogRecord(text)
 		if err != nil || r.Event != "withdraw" || r.Status != "withdrawn" || r.Digest != ev.Digest || r.Size != 42 || !r.Time.Equal(at.Truncate(time.Microsecond)) {
 			t.Fatalf("round trip of %q: %+v %v", reason, r, err)
 		}
@@ -54,7 +55,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add(text)
 	f.Add([]byte("agora-registry/1\npublish\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := ParseRecord(b); err != nil {
+		if _, err := agora.ParseLogRecord(b); err != nil {
 			return
 		}
 		// Whatever this parser accepts is valid tlog record text.
@@ -67,7 +68,7 @@ func FuzzParseRecord(f *testing.F) {
 func FuzzParseCheckpoint(f *testing.F) {
 	f.Add("example.org\n5\n" + strings.Repeat("A", 43) + "=\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCheckpoint(s)
+		c, err := agora.ParseLogCheckpoint(s)
 		if err == nil && (c.N < 0 || c.Origin == "") {
 			t.Fatalf("ParseCheckpoint(%q) = %+v", s, c)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -229,7 +230,7 @@ func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	}
 	// The store's index could point at another document's record (a
 	// database written by hand): that is never the answer for d.
-	if rec, err := ParseRecord(text); err != nil || rec.Digest != d || rec.Event != EventPublish {
+	if rec, err := agora.ParseLogRecord(text); err != nil || rec.Digest != d || rec.Event != agora.LogEventPublish {
 		return nil, apperr.New(apperr.Internal, "log_lookup_mismatch", "the log's index does not point at this document's publish record")
 	}
 	msg, err := tlog.FormatRecord(id, text)
@@ -258,7 +259,7 @@ type Change struct {
 
 // ChangeOf is a record as the change feed and webhooks show it.
 func ChangeOf(r store.LogRecord) (Change, error) {
-	rec, err := ParseRecord(r.Text)
+	rec, err := agora.ParseLogRecord(r.Text)
 	if err != nil {
 		return Change{}, err
 	}

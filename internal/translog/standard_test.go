@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -214,7 +215,7 @@ func TestRecordsAttestThePublisher(t *testing.T) {
 				t.Fatalf("%d records, want 3", len(recs))
 			}
 			for i, r := range recs {
-				rec, err := translog.ParseRecord(r.Text)
+				rec, err := agora.ParseLogRecord(r.Text)
 				if err != nil || !strings.HasPrefix(string(r.Text), "agora-registry/2\n") {
 					t.Fatalf("record %d: %q %v", i, r.Text, err)
 				}
@@ -222,7 +223,7 @@ func TestRecordsAttestThePublisher(t *testing.T) {
 				if at.Publisher != "acme" || at.PublisherDisplayName != "Acme Inc." || at.PublisherDomain != "acme.example" {
 					t.Fatalf("record %d attests %+v", i, at)
 				}
-				if want := map[bool]string{true: repl.Hex()}[rec.Event == translog.EventDeprecate]; at.ReplacedBy != want {
+				if want := map[bool]string{true: repl.Hex()}[rec.Event == agora.LogEventDeprecate]; at.ReplacedBy != want {
 					t.Fatalf("record %d (%s) attests replacement %q, want %q", i, rec.Event, at.ReplacedBy, want)
 				}
 			}

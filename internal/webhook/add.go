@@ -11,7 +11,6 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 // ErrBadWebhook refuses a webhook that cannot be registered; With says
@@ -19,7 +18,7 @@ import (
 var ErrBadWebhook = store.ErrInvalid.With("a webhook needs an http(s) URL, a secret of at least 16 characters and event names")
 
 // Events are the log's events a webhook may ask for.
-var Events = []string{translog.EventPublish, translog.EventWithdraw, translog.EventDeprecate, translog.EventReactivate}
+var Events = []string{agora.LogEventPublish, agora.LogEventWithdraw, agora.LogEventDeprecate, agora.LogEventReactivate}
 
 // Add checks and registers a webhook; it is sent the changes from now on,
 // or the whole log with fromStart. An empty secret gets a new random
