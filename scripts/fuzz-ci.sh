@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME="${FUZZTIME:-20000x}"
 roots=("$@")
-[ ${#roots[@]} -eq 0 ] && roots=(./internal ./cmd)
+[ ${#roots[@]} -eq 0 ] && roots=(./internal ./cmd ./agora)
 
 summary=()
 failed=0
@@ -31,7 +31,10 @@ while IFS=: read -r file _ rest; do
 	for attempt in 1 2; do
 		log=$(mktemp)
 		start=$(date +%s)
-		if go test "$dir" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1; then
+		# ./agora is a module of its own: its targets run from there.
+		mod=. pkg="$dir"
+		case "$dir" in ./agora | ./agora/*) mod=./agora pkg="./${dir#./agora}" pkg="${pkg%/}" ;; esac
+		if (cd "$mod" && go test "${pkg:-.}" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME") >"$log" 2>&1; then
 			execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo '?')
 			corpus=$(grep -oE '\(total: [0-9]+\)' "$log" | tail -1 | grep -oE '[0-9]+' || echo '?')
 			summary+=("ok    $dir $name execs=$execs corpus=$corpus ($(( $(date +%s) - start ))s)")

@@ -15,7 +15,8 @@ func flowListDocument(frontMatterBytes int) []byte {
 
 // BenchmarkPrepareHostileFrontMatter is the publish cost of the largest
 // front matter a document may carry (and of a 1 MiB one, refused by size).
-// Figures are in docs/SECURITY.md:
+// The bound it checks is in docs/SECURITY.md ("Publishing and input
+// bounds"). Run it with:
 //
 //	go test -run '^$' -bench PrepareHostileFrontMatter -benchmem ./internal/protocol
 func BenchmarkPrepareHostileFrontMatter(b *testing.B) {

@@ -14,7 +14,7 @@ import (
 )
 
 // MatchLLM configures the optional re-rank of a match's top candidates by
-// a chat model (docs/SECURITY.md, promise 17): the model only reorders
+// a chat model (docs/SECURITY.md, "Model budget"): the model only reorders
 // what the deterministic ranking found; it adds nothing and changes no
 // score.
 type MatchLLM struct {

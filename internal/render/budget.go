@@ -17,7 +17,8 @@ import (
 // The rendering budget. goldmark's cost grows faster than its input for a
 // few constructs; each limit caps one of them and is checked before any
 // inline parsing or rendering, so a document over one is shown as text at
-// a cost linear in its size. The figures are in docs/SECURITY.md.
+// a cost linear in its size (docs/SECURITY.md, "Rendering"; measure with
+// BenchmarkCostlyMarkdown).
 const (
 	// MaxNesting caps the blockquotes and lists one line opens or
 	// continues: opening them costs the square of their depth.

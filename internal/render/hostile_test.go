@@ -9,7 +9,7 @@ import (
 var hostileTable = strings.Repeat("|a", 1000) + "|\n" + strings.Repeat("|-", 1000) + "|\n" + strings.Repeat("|\n", 1000)
 
 // costlyMarkdown lists inputs whose goldmark cost grows faster than their
-// size, each built to about size bytes. All were measured (docs/SECURITY.md).
+// size, each built to about size bytes. The bounds are in docs/SECURITY.md ("Rendering").
 var costlyMarkdown = []struct {
 	name string
 	gen  func(size int) string

@@ -4,7 +4,7 @@
 // mixed load with a memory-leak check; slow clients attacking the
 // heavy-request gate (heavy_test.go) and one hostile client against the
 // agent's memory (agent_rss_test.go), both leaving PostgreSQL alone. The
-// figures they log are the ones in docs/RELIABILITY.md and docs/SECURITY.md.
+// bounds they check are stated in docs/RELIABILITY.md and docs/SECURITY.md.
 //
 // The tests run only with REGISTRY_TEST_FAULTS=1. The PostgreSQL restart
 // affects the whole local cluster, so run this package on its own, after
