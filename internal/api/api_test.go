@@ -32,20 +32,36 @@ func (p *fakePages) RenderError(c echo.Context, status int, code, message string
 
 func newTestServer(t *testing.T, pages Pages) *httptest.Server {
 	t.Helper()
+	ts, _ := newServer(t, Config{}, func(*registry.Service) []Option {
+		if pages != nil {
+			return []Option{WithPages(pages)}
+		}
+		return nil
+	})
+	return ts
+}
+
+// newServer is the API over a fresh SQLite store, with cfg (its logger
+// discarding unless set) and the options opts gives for its service (nil:
+// none), and the service behind it.
+func newServer(t *testing.T, cfg Config, opts func(*registry.Service) []Option) (*httptest.Server, *registry.Service) {
+	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test"})
-	opts := []Option{}
-	if pages != nil {
-		opts = append(opts, WithPages(pages))
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := New(svc, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, opts...)
-	ts := httptest.NewServer(s.Handler())
+	var o []Option
+	if opts != nil {
+		o = opts(svc)
+	}
+	ts := httptest.NewServer(New(svc, cfg, o...).Handler())
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, svc
 }
 
 func get(t *testing.T, url, accept string) (*http.Response, string) {

@@ -2,32 +2,22 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 // TestBodyLimitSpeaksInUnits: a body over the limit is refused in the
 // units the operator set and names the option, whether its length was
 // declared or not.
 func TestBodyLimitSpeaksInUnits(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test"})
-	ts := httptest.NewServer(New(svc, Config{MaxBodyBytes: 3 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		WithAuthenticator(NewAuthenticator(svc, true))).Handler())
-	t.Cleanup(ts.Close)
+	// Open publishing: the body is read past auth, so its limit shows.
+	ts, _ := newServer(t, Config{MaxBodyBytes: 3 << 20}, func(svc *registry.Service) []Option {
+		return []Option{WithAuthenticator(NewAuthenticator(svc, true))}
+	})
 	body := bytes.Repeat([]byte("a"), 5<<20)
 	for _, declared := range []bool{true, false} {
 		var r io.Reader = bytes.NewReader(body)

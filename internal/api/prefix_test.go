@@ -6,16 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 // collidingDocuments returns two documents whose SHA-1s share their first
@@ -43,14 +36,7 @@ func collidingDocuments(t *testing.T) (a, b []byte) {
 // says how many digits a prefix needs.
 func TestProtocolByPrefix(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test"})
-	ts := httptest.NewServer(New(svc, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
-	t.Cleanup(ts.Close)
+	ts, svc := newServer(t, Config{}, nil)
 
 	a, b := collidingDocuments(t)
 	var hexes []string
