@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	github.com/agora-registry/registry v0.0.0
-	github.com/agora-registry/registry/agora v0.1.0 // indirect
+	github.com/agora-registry/registry/agora v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	modernc.org/libc v1.80.1
