@@ -71,8 +71,9 @@ const (
 	// DemotedSuperseded: a listed newer version by the same publisher
 	// supersedes the entry. Engines keep it as versions come and go.
 	DemotedSuperseded Demotion = 1 << 0
-	// DemotedDeprecated is reserved for a publisher's deprecation; the
-	// engines store and rank it but nothing sets it yet.
+	// DemotedDeprecated: the entry's status is deprecated. SetStatus and
+	// RestoreLifecycle keep it with the status (migration 000022/0022
+	// set it on entries deprecated before).
 	DemotedDeprecated Demotion = 1 << 1
 )
 
