@@ -36,6 +36,14 @@ func (q Query) Normalize() (Query, error) {
 		tags = append(tags, n[0])
 	}
 	q.Tags = tags
+	if q.Publisher != "" && !publisherName.MatchString(q.Publisher) {
+		return q, ErrInvalidPublisher.With(fmt.Sprintf("%q is not a publisher name: use 2 to 39 lower-case letters, digits and '-', starting with a letter or digit", q.Publisher))
+	}
+	switch q.Status {
+	case "", StatusActive, StatusDeprecated:
+	default:
+		return q, ErrInvalid.With(fmt.Sprintf("unknown status %q: filter by active or deprecated", q.Status))
+	}
 	switch q.Sort {
 	case "":
 		q.Sort = SortNewest
@@ -104,7 +112,7 @@ type Cursor struct {
 // fingerprint ties a cursor to the query that made it.
 func (q Query) fingerprint() uint32 {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","))
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","), q.Publisher, q.Status)
 	return h.Sum32()
 }
 
