@@ -112,7 +112,11 @@ type Cursor struct {
 // fingerprint ties a cursor to the query that made it.
 func (q Query) fingerprint() uint32 {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","), q.Publisher, q.Status)
+	fmt.Fprintf(h, "%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","))
+	if q.Publisher != "" || q.Status != "" {
+		// Only when set: cursors of queries without them stay valid.
+		fmt.Fprintf(h, "\x00%s\x00%s", q.Publisher, q.Status)
+	}
 	return h.Sum32()
 }
 
