@@ -207,13 +207,17 @@ func (s *Server) searchProtocols(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, out)
 }
 
-// searchQuery reads ?q=&tag=…&sort=&limit=&cursor=; the store's
-// Query.Normalize does the rest of the validation.
+// searchQuery reads ?q=&tag=…&sort=&limit=&cursor=, takes q's operators
+// out (registry.ParseOperators); the store's Query.Normalize does the rest
+// of the validation.
 func searchQuery(c echo.Context) (store.Query, error) {
 	qp := c.QueryParams()
 	q := store.Query{Text: qp.Get("q"), Tags: qp["tag"], Sort: store.Sort(qp.Get("sort")), Cursor: qp.Get("cursor")}
 	var err error
 	if q.Limit, err = limitParam(qp.Get("limit")); err != nil {
+		return q, err
+	}
+	if q, err = registry.ParseOperators(q); err != nil {
 		return q, err
 	}
 	return q.Normalize()

@@ -260,8 +260,12 @@ func (s *Service) pull(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	return content, nil
 }
 
-// Search lists entries.
+// Search lists entries. Operators in the text (ParseOperators) filter.
 func (s *Service) Search(ctx context.Context, q store.Query) (store.Page, error) {
+	q, err := ParseOperators(q)
+	if err != nil {
+		return store.Page{}, err
+	}
 	if q.Sort == store.SortPopular {
 		return s.store.Popular(ctx, q)
 	}
@@ -271,6 +275,10 @@ func (s *Service) Search(ctx context.Context, q store.Query) (store.Page, error)
 // Summarize counts a search's matches and, with facets, the tags among
 // them (store.Summary).
 func (s *Service) Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error) {
+	q, err := ParseOperators(q)
+	if err != nil {
+		return store.Summary{}, err
+	}
 	return s.store.Summarize(ctx, q, facets)
 }
 

@@ -36,6 +36,14 @@ func (q Query) Normalize() (Query, error) {
 		tags = append(tags, n[0])
 	}
 	q.Tags = tags
+	if q.Publisher != "" && !publisherName.MatchString(q.Publisher) {
+		return q, ErrInvalidPublisher.With(fmt.Sprintf("%q is not a publisher name: use 2 to 39 lower-case letters, digits and '-', starting with a letter or digit", q.Publisher))
+	}
+	switch q.Status {
+	case "", StatusActive, StatusDeprecated:
+	default:
+		return q, ErrInvalid.With(fmt.Sprintf("unknown status %q: filter by active or deprecated", q.Status))
+	}
 	switch q.Sort {
 	case "":
 		q.Sort = SortNewest
@@ -105,6 +113,10 @@ type Cursor struct {
 func (q Query) fingerprint() uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","))
+	if q.Publisher != "" || q.Status != "" {
+		// Only when set: cursors of queries without them stay valid.
+		fmt.Fprintf(h, "\x00%s\x00%s", q.Publisher, q.Status)
+	}
 	return h.Sum32()
 }
 

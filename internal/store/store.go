@@ -71,8 +71,9 @@ const (
 	// DemotedSuperseded: a listed newer version by the same publisher
 	// supersedes the entry. Engines keep it as versions come and go.
 	DemotedSuperseded Demotion = 1 << 0
-	// DemotedDeprecated is reserved for a publisher's deprecation; the
-	// engines store and rank it but nothing sets it yet.
+	// DemotedDeprecated: the entry's status is deprecated. SetStatus and
+	// RestoreLifecycle keep it with the status (migration 000022/0022
+	// set it on entries deprecated before).
 	DemotedDeprecated Demotion = 1 << 1
 )
 
@@ -139,12 +140,20 @@ const (
 
 // Query selects a page of entries. The zero value lists the newest entries.
 type Query struct {
-	Text   string   // full-text query; words are ANDed; "" lists everything
-	Tags   []string // every tag must match
-	Sort   Sort     // "" means relevance with Text, newest without
-	Limit  int      // 0 means DefaultPageSize; capped at MaxPageSize
-	Cursor string   // from a previous Page.NextCursor of the same query
+	Text string   // full-text query; words are ANDed; "" lists everything
+	Tags []string // every tag must match
+	// Publisher, when set, keeps only that publisher's entries.
+	Publisher string
+	// Status, when set (StatusActive or StatusDeprecated), keeps only
+	// entries of that status.
+	Status Status
+	Sort   Sort   // "" means relevance with Text, newest without
+	Limit  int    // 0 means DefaultPageSize; capped at MaxPageSize
+	Cursor string // from a previous Page.NextCursor of the same query
 }
+
+// Filtered reports whether the query filters by tag, publisher or status.
+func (q Query) Filtered() bool { return len(q.Tags) > 0 || q.Publisher != "" || q.Status != "" }
 
 // Page is one page of results. NextCursor is "" on the last page.
 // Entries have no Content and withdrawn entries never appear.

@@ -107,20 +107,27 @@ func (p *Pages) browse(c echo.Context) error {
 	if target, ok := p.pastedHash(c, params.Get("q")); ok {
 		return c.Redirect(http.StatusSeeOther, target)
 	}
+	// Links keep the text as typed, operators and all, and the ?tag=
+	// filters; the query searched has the operators taken out.
+	text, paramTags := strings.TrimSpace(params.Get("q")), nonEmpty(params["tag"])
 	q := store.Query{
-		Text:   strings.TrimSpace(params.Get("q")),
-		Tags:   nonEmpty(params["tag"]),
+		Text:   text,
+		Tags:   paramTags,
 		Sort:   store.Sort(params.Get("sort")),
 		Cursor: params.Get("cursor"),
 	}
-	page := browsePage{base: base{Title: "Browse protocols", Nav: "browse", Query: q.Text}, Sort: string(q.Sort)}
-	if q.Text != "" {
-		page.Title = "Search: " + q.Text
+	page := browsePage{base: base{Title: "Browse protocols", Nav: "browse", Query: text}, Sort: string(q.Sort)}
+	if text != "" {
+		page.Title = "Search: " + text
 	}
 	status := http.StatusOK
 	sort := store.Sort(params.Get("sort"))
 	back := readBackStack(params.Get("back"))
-	norm, err := q.Normalize()
+	q, err := registry.ParseOperators(q)
+	norm := q
+	if err == nil {
+		norm, err = q.Normalize()
+	}
 	if err == nil {
 		var res store.Page
 		res, err = p.svc.Search(ctx, norm)
@@ -129,7 +136,7 @@ func (p *Pages) browse(c echo.Context) error {
 			p.addAdoption(ctx, page.Entries)
 		}
 		if res.NextCursor != "" {
-			page.NextURL = browsePageURL(q.Text, norm.Tags, sort, res.NextCursor, back.push(q.Cursor))
+			page.NextURL = browsePageURL(text, paramTags, sort, res.NextCursor, back.push(q.Cursor))
 		}
 		q = norm
 	}
@@ -140,7 +147,7 @@ func (p *Pages) browse(c echo.Context) error {
 	}
 	if err == nil && len(page.Entries) == 0 && q.Cursor == "" && q.Text != "" {
 		if page.Suggestion, err = p.svc.Suggest(ctx, q.Text); page.Suggestion != "" {
-			page.SuggestionURL = browseURL(page.Suggestion, q.Tags, sort, "")
+			page.SuggestionURL = browseURL(strings.TrimSpace(page.Suggestion+" "+operatorWords(text, q.Text)), paramTags, sort, "")
 		}
 		page.ShortPrefix = looksLikeShortPrefix(q.Text)
 		if err == nil && !page.ShortPrefix {
@@ -157,16 +164,16 @@ func (p *Pages) browse(c echo.Context) error {
 	}
 	if q.Cursor != "" {
 		prev, rest := back.pop()
-		page.PrevURL = browsePageURL(q.Text, q.Tags, sort, prev, rest)
+		page.PrevURL = browsePageURL(text, paramTags, sort, prev, rest)
 		if prev != "" {
-			page.FirstURL = browseURL(q.Text, q.Tags, sort, "")
+			page.FirstURL = browseURL(text, paramTags, sort, "")
 		}
 	}
-	for _, t := range q.Tags {
-		page.Tags = append(page.Tags, tagFilter{Tag: t, RemoveURL: browseURL(q.Text, without(q.Tags, t), sort, "")})
+	for _, t := range paramTags {
+		page.Tags = append(page.Tags, tagFilter{Tag: t, RemoveURL: browseURL(text, without(paramTags, t), sort, "")})
 	}
-	if len(q.Tags) > 0 {
-		page.AllURL = browseURL(q.Text, nil, sort, "")
+	if len(paramTags) > 0 {
+		page.AllURL = browseURL(text, nil, sort, "")
 	}
 	page.Sorts = sortOptions(params.Get("sort"), q.Text != "")
 	// Facets are the tags of the results themselves: one never leads to
@@ -176,7 +183,7 @@ func (p *Pages) browse(c echo.Context) error {
 			break
 		}
 		page.Popular = append(page.Popular, tagLink{Tag: t.Tag, Count: t.Count,
-			URL: browseURL(q.Text, append(append([]string{}, q.Tags...), t.Tag), sort, "")})
+			URL: browseURL(text, append(append([]string{}, paramTags...), t.Tag), sort, "")})
 	}
 	return p.render(c, status, "browse", page)
 }
@@ -257,6 +264,21 @@ func sortOptions(current string, hasText bool) []sortOption {
 		opts[i].Selected = opts[i].Value == current
 	}
 	return opts
+}
+
+// operatorWords are the words of text that parsing took out (operators),
+// those of parsed kept: a respelled search keeps its filters.
+func operatorWords(text, parsed string) string {
+	kept := strings.Fields(parsed)
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if len(kept) > 0 && kept[0] == w {
+			kept = kept[1:]
+			continue
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
 
 func nonEmpty(ss []string) []string {

@@ -199,6 +199,10 @@ func (s *Store) RefreshAdoption(ctx context.Context, today time.Time) error {
 	}))
 }
 
+// popularFilters keeps the scored rows of the query's publisher and status
+// ($5 and $6; "" for any).
+const popularFilters = ` AND ($5 = '' OR d.publisher = $5) AND ($6 = '' OR d.status = $6)`
+
 // Popular lists scored entries by score, then the rest by digest.
 func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) {
 	q, err := q.Normalize()
@@ -227,8 +231,8 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		}
 		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND s.score > 0
-			AND (s.score < $2 OR (s.score = $2 AND s.digest > $3))
-			ORDER BY s.score DESC, s.digest LIMIT $4`, tags, after, afterDigest, q.Limit+1)
+			AND (s.score < $2 OR (s.score = $2 AND s.digest > $3))`+popularFilters+`
+			ORDER BY s.score DESC, s.digest LIMIT $4`, tags, after, afterDigest, q.Limit+1, q.Publisher, string(q.Status))
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}
@@ -255,7 +259,8 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND d.digest > $2
 			AND NOT EXISTS (SELECT 1 FROM adoption_scores s WHERE s.digest = d.digest AND s.score > 0)
-			ORDER BY d.digest LIMIT $3`, tags, afterDigest, q.Limit+1-len(entries))
+			AND ($4 = '' OR d.publisher = $4) AND ($5 = '' OR d.status = $5)
+			ORDER BY d.digest LIMIT $3`, tags, afterDigest, q.Limit+1-len(entries), q.Publisher, string(q.Status))
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}

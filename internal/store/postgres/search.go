@@ -99,17 +99,25 @@ func (b *sqlBuilder) any(m store.Match) string {
 // listing keeps the pool's cached plan.
 const planned = pgx.QueryExecModeExec
 
-// modeFor is the query mode of a statement filtering on m and tags.
-func modeFor(m store.Match, tags []string) pgx.QueryExecMode {
-	if len(m.Groups) > 0 || len(tags) > 0 {
+// modeFor is the query mode of a statement filtering on m and q's filters.
+func modeFor(m store.Match, q store.Query) pgx.QueryExecMode {
+	if len(m.Groups) > 0 || q.Filtered() {
 		return planned
 	}
 	return pgx.QueryExecModeCacheStatement
 }
 
-func (b *sqlBuilder) tags(tags []string) {
-	if len(tags) > 0 {
-		b.and("tags @> " + b.arg(tags) + "::text[]")
+// filters keeps the rows of q's tags, publisher (documents_publisher_idx)
+// and status (a deprecated row is in documents_inactive_idx).
+func (b *sqlBuilder) filters(q store.Query) {
+	if len(q.Tags) > 0 {
+		b.and("tags @> " + b.arg(q.Tags) + "::text[]")
+	}
+	if q.Publisher != "" {
+		b.and("publisher = " + b.arg(q.Publisher) + "::text")
+	}
+	if q.Status != "" {
+		b.and("status = " + b.arg(string(q.Status)) + "::text")
 	}
 }
 
@@ -162,7 +170,7 @@ func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match,
 	if len(m.Groups) > 0 {
 		b.and("search @@ " + b.all(m))
 	}
-	b.tags(q.Tags)
+	b.filters(q)
 	extra, order := "", newestOrder
 	if q.Sort == store.SortName {
 		if hasCursor {
@@ -176,7 +184,7 @@ func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match,
 	if err != nil {
 		return nil, err
 	}
-	return s.querySearch(ctx, modeFor(m, q.Tags), q.Sort, rankBody, sql, b.args)
+	return s.querySearch(ctx, modeFor(m, q), q.Sort, rankBody, sql, b.args)
 }
 
 // searchRelevance reads the phases of a relevance page from the cursor's
@@ -196,7 +204,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		read   func(b *sqlBuilder, limit int) (string, error)
 	}{
 		{1, func(b *sqlBuilder, limit int) (string, error) {
-			return headPhase(b, m, len(q.Tags) > 0, rank, hasCursor, cur, curDigest, limit), nil
+			return headPhase(b, m, q.Filtered(), rank, hasCursor, cur, curDigest, limit), nil
 		}},
 		{rankBody, func(b *sqlBuilder, limit int) (string, error) {
 			b.and("demoted = 0")
@@ -214,7 +222,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 			continue
 		}
 		b := newBuilder()
-		b.tags(q.Tags)
+		b.filters(q)
 		sql, err := phase.read(b, want-len(rows))
 		if err != nil {
 			return nil, err
@@ -237,7 +245,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 // rows as it lists, plus the withdrawn and demoted ones it skips. Whether
 // the words are one lexeme is decided in the statement, folded into a
 // constant when it is planned for its words, so only one branch runs.
-// With a tag filter the sort stays: its bitmap of head matches and tags
+// With a tag, publisher or status filter the sort stays: its bitmap of head matches and tags
 // is cheap for a rare tag, where the ordered walk would read every head
 // match and skip most.
 func headPhase(b *sqlBuilder, m store.Match, tagged bool, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
@@ -415,7 +423,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 		return store.Summary{}, err
 	}
 	terms := store.Terms(q.Text)
-	if len(terms) == 0 && len(q.Tags) == 0 {
+	if len(terms) == 0 && !q.Filtered() {
 		return s.summarizeAll(ctx, facets)
 	}
 	ctx, cancel := s.op(ctx)
@@ -428,7 +436,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 	if len(m.Groups) > 0 {
 		b.and("search @@ " + b.all(m))
 	}
-	b.tags(q.Tags)
+	b.filters(q)
 	matches := `FROM documents WHERE ` + b.whereSQL()
 	rows, err := s.estimate(ctx, matches, b.args)
 	if err != nil {

@@ -14,3 +14,8 @@ func TestSearchRankUpgrade(t *testing.T) {
 	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
 	storetest.TestSearchRankUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
 }
+
+func TestDeprecatedUpgrade(t *testing.T) {
+	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
+	storetest.TestDeprecatedUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
+}

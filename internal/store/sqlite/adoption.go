@@ -184,6 +184,11 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		tagFilter += " AND d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)"
 		tagArgs = append(tagArgs, tag)
 	}
+	conds, condArgs := listFilters(q)
+	for _, c := range conds {
+		tagFilter += " AND " + c
+	}
+	tagArgs = append(tagArgs, condArgs...)
 	var (
 		entries []store.Entry
 		scores  []int64

@@ -85,6 +85,47 @@ func tagChecks(column string, tags []string) (string, []any) {
 	return sql, args
 }
 
+// filterChecks are tagChecks of tags and, when the query has them, the
+// condition that the row with id column has its publisher and status: one
+// primary-key probe more.
+func filterChecks(column string, tags []string, q store.Query) (string, []any) {
+	sql, args := tagChecks(column, tags)
+	conds, condArgs := rowFilters(q, "")
+	if len(conds) > 0 {
+		sql += " AND EXISTS (SELECT 1 FROM documents WHERE id = " + column + " AND " + strings.Join(conds, " AND ") + ")"
+		args = append(args, condArgs...)
+	}
+	return sql, args
+}
+
+// rowFilters are the query's publisher and status conditions on documents
+// (prefix: its alias and a dot, or "").
+func rowFilters(q store.Query, prefix string) ([]string, []any) {
+	var conds []string
+	var args []any
+	if q.Publisher != "" {
+		conds = append(conds, prefix+"publisher = ?")
+		args = append(args, q.Publisher)
+	}
+	if q.Status != "" {
+		conds = append(conds, prefix+"status = ?")
+		args = append(args, string(q.Status))
+	}
+	return conds, args
+}
+
+// listFilters are rowFilters for a statement that reads documents d in an
+// index's order. A deprecated row is always demoted
+// (store.DemotedDeprecated): the few demoted rows (documents_demoted) are
+// read and sorted rather than the newest index walked to its end.
+func listFilters(q store.Query) ([]string, []any) {
+	conds, args := rowFilters(q, "d.")
+	if q.Status == store.StatusDeprecated {
+		conds = append(conds, "d.id IN (SELECT id FROM documents WHERE demoted <> 0)")
+	}
+	return conds, args
+}
+
 // Search lists listed entries by query with keyset pagination.
 func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 	q, err := q.Normalize()
@@ -174,7 +215,7 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		if t.demoted {
 			demoted = "EXISTS"
 		}
-		tags, tagArgs := tagChecks(table+".rowid", q.Tags)
+		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
 		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
 		after := ""
 		if t.tier == curTier {
@@ -259,7 +300,7 @@ func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]store.E
 
 // listQuery lists by newest or name, one row more than the page.
 func listQuery(q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (string, []any) {
-	if q.Sort == store.SortNewest && len(m.Groups) == 0 && len(q.Tags) > 0 {
+	if q.Sort == store.SortNewest && len(m.Groups) == 0 && len(q.Tags) > 0 && q.Publisher == "" && q.Status == "" {
 		return tagListQuery(q, cur, hasCursor)
 	}
 	where := []string{"d.withdrawn_at IS NULL"}
@@ -272,6 +313,8 @@ func listQuery(q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (
 		where = append(where, "d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
 		args = append(args, tag)
 	}
+	conds, condArgs := listFilters(q)
+	where, args = append(where, conds...), append(args, condArgs...)
 	var query string
 	if q.Sort == store.SortName {
 		if hasCursor {
@@ -341,7 +384,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 		return store.Summary{}, err
 	}
 	terms := store.Terms(q.Text)
-	if len(terms) == 0 && len(q.Tags) == 0 {
+	if len(terms) == 0 && !q.Filtered() {
 		var listed int
 		if err := s.read.QueryRowContext(ctx, `SELECT listed FROM document_counts`).Scan(&listed); err != nil || !facets {
 			return store.Summary{Total: listed}, mapErr(err)
@@ -354,19 +397,29 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 		return store.Summary{}, mapErr(err)
 	}
 	// Withdrawn documents have no full-text or tag rows.
-	var matches, id string
+	var matches, id, order string
 	var args []any
-	if len(m.Groups) > 0 {
-		tags, tagArgs := tagChecks("documents_fts.rowid", q.Tags)
+	switch {
+	case len(m.Groups) > 0:
+		tags, tagArgs := filterChecks("documents_fts.rowid", q.Tags, q)
 		matches, id = `FROM documents_fts WHERE documents_fts MATCH ?`+tags, "documents_fts.rowid"
 		args = append([]any{ftsAll(m)}, tagArgs...)
-	} else {
-		tags, tagArgs := tagChecks("t.doc_id", q.Tags[1:])
+	case len(q.Tags) > 0:
+		tags, tagArgs := filterChecks("t.doc_id", q.Tags[1:], q)
 		matches, id = `FROM document_tags t WHERE t.tag = ?`+tags, "t.doc_id"
 		args = append([]any{q.Tags[0]}, tagArgs...)
+	default:
+		// Publisher or status alone: their rows newest first, from the
+		// publisher's or the newest index.
+		conds, condArgs := listFilters(q)
+		matches, id, order = `FROM documents d WHERE d.withdrawn_at IS NULL AND `+strings.Join(conds, " AND "), "d.id", "d.created_at DESC, d.hex DESC"
+		args = condArgs
+	}
+	if order == "" {
+		order = id + " DESC"
 	}
 	n := store.SummaryRows(facets)
-	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+id+` DESC LIMIT ?`, append(args, n+1)...)
+	ids, err := s.rowIDs(ctx, `SELECT `+id+` `+matches+` ORDER BY `+order+` LIMIT ?`, append(args, n+1)...)
 	if err != nil {
 		return store.Summary{}, err
 	}
@@ -397,7 +450,7 @@ func (s *Store) Summarize(ctx context.Context, q store.Query, facets bool) (stor
 // row ids, newest first: one tag alone is counted
 // exactly, anything else scaled from the share of rows those span.
 func (s *Store) estimate(ctx context.Context, q store.Query, m store.Match, newest []int64) (n int, exact bool, err error) {
-	if len(m.Groups) == 0 && len(q.Tags) == 1 {
+	if len(m.Groups) == 0 && len(q.Tags) == 1 && q.Publisher == "" && q.Status == "" {
 		err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT n FROM tag_counts WHERE tag = ?), 0)`, q.Tags[0]).Scan(&n)
 		return n, true, mapErr(err)
 	}

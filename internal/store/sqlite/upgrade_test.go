@@ -12,3 +12,7 @@ import (
 func TestSearchRankUpgrade(t *testing.T) {
 	storetest.TestSearchRankUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }
+
+func TestDeprecatedUpgrade(t *testing.T) {
+	storetest.TestDeprecatedUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}

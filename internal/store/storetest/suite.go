@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("TokenOwnership", func(t *testing.T) { testTokenOwnership(t, open) })
 	t.Run("StatusChanges", func(t *testing.T) { testStatusChanges(t, open) })
 	t.Run("DeprecatedRanksLast", func(t *testing.T) { testDeprecatedRanksLast(t, open) })
+	t.Run("SearchFilters", func(t *testing.T) { testSearchFilters(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("CatalogWalkBound", func(t *testing.T) { testCatalogWalkBound(t, open) })

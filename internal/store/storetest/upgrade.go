@@ -54,3 +54,30 @@ func openStore[S store.Store](t *testing.T, dsn string, open func(context.Contex
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// TestDeprecatedUpgrade checks the deprecation-demotion migration
+// (PostgreSQL 000022, SQLite 0022): after down has cleared the deprecated
+// bit, up sets it again on every deprecated document, so documents
+// deprecated before the bit was kept rank after live matches.
+func TestDeprecatedUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
+	s := openStore(t, dsn, open)
+	old := ownedDoc(t, s, "acme", "Harbour tides", nil)
+	live := ownedDoc(t, s, "globex", "Harbour charts", nil)
+	_, err := s.SetStatus(ctx(t), live.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "globex"})
+	noErr(t, "SetStatus deprecated", err)
+	s.Close()
+	if err := migrate.Down(ctx(t), engine, dsn, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx(t), engine, dsn); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, dsn, open)
+	if e := mustGet(t, s, live.Digest); e.Demoted&store.DemotedDeprecated == 0 {
+		t.Fatalf("after the upgrade a deprecated entry's demotion is %v", e.Demoted)
+	}
+	got := search(t, s, store.Query{Text: "harbour"}).Entries
+	if len(got) != 2 || got[0].Digest != old.Digest {
+		t.Fatalf("after the upgrade the deprecated entry does not rank last: %v", hexes(got))
+	}
+}
