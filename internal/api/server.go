@@ -241,6 +241,7 @@ func (s *Server) routes() {
 	e.GET("/log/record/:id", s.logRecord)
 	e.GET("/.well-known/agora", s.wellKnown)
 
+	e.GET("/llms.txt", s.llmsTxt)
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", s.metricsHandler())

@@ -54,7 +54,7 @@ var sharedStatuses = map[string]bool{"429": true, "500": true, "503": true}
 
 // storeFree operations never touch the database, so they must not
 // document 503.
-var storeFree = map[string]bool{"GET /healthz": true, "GET /metrics": true, "GET /api/v1/openapi.json": true, "GET /.well-known/agora": true}
+var storeFree = map[string]bool{"GET /healthz": true, "GET /metrics": true, "GET /api/v1/openapi.json": true, "GET /.well-known/agora": true, "GET /llms.txt": true}
 
 // unlimited operations are probes and scrapes, exempt from the rate limit,
 // so they must not document 429.
@@ -463,6 +463,7 @@ func scenarios(f *fixture) []scenario {
 		{name: "match empty", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"the"}`, status: 400},
 		{name: "match too large", op: "POST /api/v1/match", method: "POST", path: "/api/v1/match", body: `{"task":"` + big + `"}`, status: 413},
 		{name: "openapi", op: "GET /api/v1/openapi.json", method: "GET", path: "/api/v1/openapi.json", status: 200},
+		{name: "llms.txt", op: "GET /llms.txt", method: "GET", path: "/llms.txt", status: 200},
 		{name: "changes", op: "GET /api/v1/changes", method: "GET", path: "/api/v1/changes?after=0&limit=10", status: 200},
 		{name: "changes bad limit", op: "GET /api/v1/changes", method: "GET", path: "/api/v1/changes?limit=0", status: 400},
 		{name: "log lookup", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/" + url.PathEscape(b64), status: 200},
