@@ -4,7 +4,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -118,7 +117,7 @@ func (s *Server) getProtocol(c echo.Context) error {
 		// A hex prefix, as listings show hashes: the one document it names.
 		if prefix, perr := hexPrefix(c.Param("*")); perr == nil {
 			d, err = s.svc.UniquePrefix(c.Request().Context(), prefix)
-		} else if isHex(c.Param("*")) {
+		} else if store.IsHex(c.Param("*")) {
 			err = perr
 		}
 	}
@@ -309,8 +308,3 @@ func hexPrefix(raw string) (store.HashPrefix, error) {
 	return store.ParseHashPrefix(raw)
 }
 
-// isHex reports whether s is hex digits only: a prefix too short is told
-// how many digits a prefix needs rather than that it is no hash.
-func isHex(s string) bool {
-	return s != "" && strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
-}

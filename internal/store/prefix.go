@@ -36,6 +36,17 @@ func ParseHashPrefix(s string) (HashPrefix, error) {
 	return HashPrefix{hex: strings.ToLower(s)}, nil
 }
 
+// IsHex reports whether s is one or more hexadecimal digits: text that may
+// be meant as a hash prefix, even one too short to be one.
+func IsHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHexDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -95,12 +95,7 @@ func buildAPIPage() (apiPage, error) {
 	}
 	page := apiPage{base: base{Title: "API reference", Nav: "api"}, Version: d.Info.Version}
 	byTag := map[string][]apiOperation{}
-	paths := make([]string, 0, len(d.Paths))
-	for p := range d.Paths {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, path := range paths {
+	for _, path := range slices.Sorted(maps.Keys(d.Paths)) {
 		for _, method := range apiMethodOrder {
 			raw, ok := d.Paths[path][method]
 			if !ok {
@@ -119,12 +114,7 @@ func buildAPIPage() (apiPage, error) {
 				v.Parameters = append(v.Parameters, apiParameter{Name: p.Name, In: p.In, Description: p.Description, Required: p.Required})
 			}
 			if op.RequestBody != nil {
-				types := make([]string, 0, len(op.RequestBody.Content))
-				for ct := range op.RequestBody.Content {
-					types = append(types, ct)
-				}
-				slices.Sort(types)
-				v.Body = strings.Join(types, ", ")
+				v.Body = strings.Join(slices.Sorted(maps.Keys(op.RequestBody.Content)), ", ")
 			}
 			for status, r := range op.Responses {
 				desc := r.Description

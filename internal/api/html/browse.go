@@ -326,9 +326,5 @@ func (p *Pages) taskMatches(ctx context.Context, text string) ([]store.Entry, er
 // prefix needs.
 func looksLikeShortPrefix(text string) bool {
 	text = strings.TrimSpace(text)
-	return len(text) > 0 && len(text) < store.MinHashPrefix && isHexWord(text) && strings.ContainsAny(text, "0123456789")
-}
-
-func isHexWord(s string) bool {
-	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
+	return len(text) < store.MinHashPrefix && store.IsHex(text) && strings.ContainsAny(text, "0123456789")
 }
