@@ -307,4 +307,3 @@ func hexPrefix(raw string) (store.HashPrefix, error) {
 	}
 	return store.ParseHashPrefix(raw)
 }
-
