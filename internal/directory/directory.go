@@ -310,10 +310,12 @@ func (d *Directory) wait(ctx context.Context, j *job, created bool, wait time.Du
 		defer t.Stop()
 		timeout = t.C
 	}
+	timedOut := false
 	select {
 	case <-j.done:
 		return j.registration(created)
 	case <-timeout:
+		timedOut = true
 	case <-ctx.Done():
 	}
 	d.mu.Lock()
@@ -322,7 +324,9 @@ func (d *Directory) wait(ctx context.Context, j *job, created bool, wait time.Du
 		<-j.done
 		return j.registration(created)
 	}
-	j.detached = true
+	// Only a registrant told the crawl is pending keeps a new agent whose
+	// crawl fails; one that hung up was told nothing.
+	j.detached = j.detached || timedOut
 	d.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return Registration{}, err

@@ -267,3 +267,42 @@ func TestRecrawlsAndRegistrationsAlternate(t *testing.T) {
 		t.Fatalf("crawl order: re-crawl %d, registrations %d and %d; want the re-crawl first", dueFirst.Load(), bFirst.Load(), cFirst.Load())
 	}
 }
+
+// TestAFailingRegistrationKeepsAKnownAgent: registering a known agent
+// while it is down records nothing against it (a registration cannot
+// remove someone else's agent), and a new agent whose registrant hung up
+// before any answer is not kept when its crawl fails.
+func TestAFailingRegistrationKeepsAKnownAgent(t *testing.T) {
+	st, clk := openStore(t), &clock{now: time.Now()}
+	d := newDirectoryWith(t, st, directory.Config{Allow: []string{"127.0.0.1/32"}, Now: clk.Now, RegisterWait: time.Minute, Timeout: time.Minute})
+	ctx := context.Background()
+	good := newSpecStub(t, map[string][]string{weather.Hex(): nil})
+	r, err := d.Submit(ctx, good.URL, "192.0.2.9")
+	if err != nil || !r.Created {
+		t.Fatalf("registering a good agent: %+v, %v", r, err)
+	}
+	good.failing.Store(true)
+	if _, err := d.Submit(ctx, good.URL, "192.0.2.10"); !errors.Is(err, directory.ErrUnreachable) {
+		t.Fatalf("re-registering it while down: %v", err)
+	}
+	if got, err := d.Get(ctx, r.Agent.ID); err != nil || got.Failures != 0 {
+		t.Fatalf("a failed re-registration changed the known agent: %+v, %v", got, err)
+	}
+
+	h := newHanging(t, 1)
+	gone, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := d.Submit(gone, h.URLs[0], "192.0.2.11"); done <- err }()
+	waitFor(t, "the crawl to start", func() bool { return d.Crawling(h.URLs[0]) })
+	cancel() // the registrant hangs up before any answer
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the abandoned registration: %v", err)
+	}
+	h.free() // its crawl fails
+	waitFor(t, "the crawl to end", func() bool { return !d.Crawling(h.URLs[0]) })
+	for id := r.Agent.ID + 1; id < r.Agent.ID+3; id++ {
+		if a, err := d.Get(ctx, id); !errors.Is(err, store.ErrAgentNotFound) {
+			t.Fatalf("an abandoned registration whose crawl failed left agent %d: %+v %v", id, a, err)
+		}
+	}
+}

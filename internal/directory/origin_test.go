@@ -35,6 +35,8 @@ func TestOriginSpellsAnAgentOneWay(t *testing.T) {
 		"http://127.1/", "http://0x7f.0.0.1/", "http://2130706433/", "http://127.0.0.01/", "http://1.2.3.4.5/",
 		"http://a..b/", "http://.a/", "http://[fe80::1%25eth0]/", "http://x:0/", "http://x:65536/", "http://a%20b/",
 		"http://a!b/", "http://xn--zz/", "http://-a.test/",
+		"http://127.0x1/",             // a last label in hex is a number to some resolvers
+		"http://ab\u05d0\u0661.test/", // a label mixing directions (IDNA bidi rule)
 	} {
 		if got, err := directory.Origin(bad); !errors.Is(err, directory.ErrBadURL) {
 			t.Errorf("Origin(%q) = %q, %v; want ErrBadURL", bad, got, err)

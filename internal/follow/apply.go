@@ -114,6 +114,10 @@ func (f *Follower) reconcileOrDefer(ctx context.Context, d protocol.Digest, rows
 	}
 	if err == nil {
 		delete(f.pending, d)
+	} else {
+		// Its rows are saved already, so a replayed page would not touch
+		// it again: the retry round reconciles it.
+		f.pending[d] = true
 	}
 	return err
 }
@@ -362,9 +366,7 @@ func (f *Follower) logged(ctx context.Context, p *page, idx int64, r agora.LogRe
 	}
 	fd.Index = idx
 	fd.Publisher, fd.PublisherDisplayName, fd.PublisherDomain = r.Attested.Publisher, r.Attested.PublisherDisplayName, r.Attested.PublisherDomain
-	if quarantine != "" {
-		fd.Quarantine = quarantine
-	}
+	fd.Quarantine = quarantine // a replay that fetched good bytes clears it
 	if p.before[r.Digest] {
 		local, err := f.local.Stored(ctx, r.Digest)
 		if err != nil && !errors.Is(err, store.ErrWithdrawn) && !errors.Is(err, store.ErrNotFound) {

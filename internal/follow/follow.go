@@ -212,7 +212,7 @@ func (e *ForkError) Error() string {
 	return "the upstream's transparency log forked: " + e.Evidence.Reason
 }
 
-// Unwrap makes a ForkError translog.ErrFork for errors.Is.
+// Unwrap makes a ForkError agora.ErrLogFork for errors.Is.
 func (e *ForkError) Unwrap() error { return agora.ErrLogFork }
 
 // errFeedAhead is the feed announcing records no checkpoint shows.

@@ -213,6 +213,25 @@ func TestBadBytesAreQuarantinedAndLaterRecordsApply(t *testing.T) {
 	if err := followFake(t, up.URL, here, nil).Step(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
+	// A replay (as after `follow reset`) that now fetches the right bytes
+	// stores the document and clears its quarantine.
+	up.setHook(func(http.ResponseWriter, *http.Request) bool { return false })
+	fst, err := here.Store.FollowState(ctx(t), up.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fst.Applied, fst.Checkpoint = 0, []byte{}
+	if err := here.Store.SaveFollowState(ctx(t), fst); err != nil {
+		t.Fatal(err)
+	}
+	again := followFake(t, up.URL, here, nil)
+	stepUntilCaughtUp(t, again, up)
+	if _, err := here.Svc.Stored(ctx(t), bad); err != nil {
+		t.Fatalf("the replay did not store the document it now fetched right: %v", err)
+	}
+	if r, err := again.Report(ctx(t), 10); err != nil || r.Quarantined != 1 || len(r.QuarantinedDocs) != 1 || r.QuarantinedDocs[0].Hash != hw.Hex() {
+		t.Fatalf("after the replay: %+v, %v; want only the record of other bytes quarantined", r, err)
+	}
 }
 
 // TestARecordOfOtherBytesUnderAStoredSHA1ChangesNothing: an upstream

@@ -80,7 +80,7 @@ type rerankBudget struct {
 }
 
 func newRerankBudget(total, perClient int) *rerankBudget {
-	return &rerankBudget{total: total, perClient: min(perClient, total), now: time.Now, clients: map[string]*list.Element{}}
+	return &rerankBudget{total: total, perClient: perClient, now: time.Now, clients: map[string]*list.Element{}}
 }
 
 // take spends one completion for client, or says which budget is spent
