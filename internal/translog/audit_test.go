@@ -42,6 +42,7 @@ type fakeRegistry struct {
 	fetch      func(d protocol.Digest) ([]byte, error) // the raw answer
 	tileFault  func(path string) error                 // a tile request fails
 	feedLie    func(c *translog.Change)                // the feed changes a record
+	feedEmpty  bool                                    // the feed withholds every record
 	calls      map[string]int
 }
 
@@ -212,7 +213,7 @@ func (f *fakeRegistry) JSON(_ context.Context, _, path string, _ []byte) (json.R
 	after, _ := strconv.ParseInt(u.Query().Get("after"), 10, 64)
 	limit, _ := strconv.Atoi(u.Query().Get("limit"))
 	out := translog.Changes{Changes: []translog.Change{}, Next: after, TreeSize: int64(len(f.texts))}
-	for i := after; i < int64(len(f.texts)) && len(out.Changes) < limit; i++ {
+	for i := after; !f.feedEmpty && i < int64(len(f.texts)) && len(out.Changes) < limit; i++ {
 		r, _ := agora.ParseLogRecord(f.texts[i])
 		c := translog.Change{Index: i, Event: r.Event, Hex: r.Digest.Hex(), Base64: r.Digest.Base64(),
 			SHA256: hex.EncodeToString(r.SHA256[:]), Size: r.Size, Time: r.Time, Status: r.Status, Reason: r.Reason}
@@ -385,6 +386,12 @@ func TestAuditFeedAgainstTheTree(t *testing.T) {
 		}
 	}
 	wantExit(t, audit(t, f, translog.State{}), 1, "change feed's record 6")
+
+	// A feed that answers nothing while its tree size says it holds the
+	// records withholds them: not "change feed ok".
+	f, _ = honestFake(t)
+	f.feedEmpty = true
+	wantExit(t, audit(t, f, translog.State{}), 1, "withholds")
 }
 
 // Check: a lookup's checkpoint is proved consistent with the audit's. The
