@@ -60,9 +60,11 @@ func openStore(ctx context.Context, db config.Database) (s store.Store, embedded
 	return st, true, nil
 }
 
-// openExistingStore opens a store that must exist already, as it is:
-// export reads a registry and must not turn a wrong --database-url or
-// --data-dir into a new, empty one (which it would then export).
+// openExistingStore opens a store that must exist already: export reads a
+// registry and must not turn a wrong --database-url or --data-dir into a
+// new, empty one (which it would then export). A PostgreSQL schema is not
+// migrated (a database without it is refused); an embedded file is
+// brought up to date as every command does.
 func openExistingStore(ctx context.Context, db config.Database) (store.Store, error) {
 	if strings.TrimSpace(db.DatabaseURL) == "" {
 		path := filepath.Join(db.DataDir, sqliteFile)
@@ -71,12 +73,9 @@ func openExistingStore(ctx context.Context, db config.Database) (store.Store, er
 		}
 		return sqlite.Open(ctx, path)
 	}
-	engine, dsn, err := database(db)
+	_, dsn, err := database(db) // a URL that is not postgres:// is refused there
 	if err != nil {
 		return nil, err
-	}
-	if engine != migrate.Postgres {
-		return nil, fmt.Errorf("unexpected engine %s", engine)
 	}
 	return postgres.Open(ctx, dsn, postgres.WithoutMigrations())
 }

@@ -143,16 +143,6 @@ func (s *Store) Stat(d protocol.Digest) (int64, error) {
 	return f.Size, nil
 }
 
-// Exists reports whether d has a file, without verifying it: enough for a
-// revalidation, which sends no bytes (a file is only ever created for a
-// stored document, so even a damaged one proves the document exists).
-func (s *Store) Exists(d protocol.Digest) bool {
-	if _, ok := s.verified.size(d); ok {
-		return true
-	}
-	return s.Has(d)
-}
-
 // check verifies f (at offset 0) unless already verified, leaving the
 // offset at 0, and returns the opens counted; a mismatching file is
 // removed.

@@ -166,12 +166,6 @@ func (s *Service) BlobRead(d protocol.Digest, buf []byte) (small blobs.Small, do
 	return sm, nil, false, true
 }
 
-// BlobExists reports whether d's blob exists (a revalidation's 304 needs
-// nothing more), under the same conditions as BlobFile.
-func (s *Service) BlobExists(d protocol.Digest) bool {
-	return s.servable(d) && s.blobs.files.Exists(d)
-}
-
 // BlobSize is BlobFile for answers without a body (HEAD, 304): the size
 // of d's verified blob.
 func (s *Service) BlobSize(d protocol.Digest) (int64, bool) {

@@ -7,7 +7,6 @@ package registry
 
 import (
 	"context"
-	"crypto/sha1"
 	"errors"
 	"log/slog"
 	"strings"
@@ -222,7 +221,7 @@ func (s *Service) RawDocument(ctx context.Context, d protocol.Digest) (*RawDocum
 // costs far less than the query that fetched it); the cache and the blob
 // directory then hold only checked bytes.
 func (s *Service) checkStored(d protocol.Digest, b []byte) error {
-	if sha1.Sum(b) == d {
+	if protocol.Verify(b, d) == nil {
 		return nil
 	}
 	s.corrupt.Add(1)

@@ -72,8 +72,7 @@ const (
 	// supersedes the entry. Engines keep it as versions come and go.
 	DemotedSuperseded Demotion = 1 << 0
 	// DemotedDeprecated: the entry's status is deprecated. SetStatus and
-	// RestoreLifecycle keep it with the status (migration 000022/0022
-	// set it on entries deprecated before).
+	// RestoreLifecycle keep it with the status.
 	DemotedDeprecated Demotion = 1 << 1
 )
 
