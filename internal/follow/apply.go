@@ -477,19 +477,9 @@ func (f *Follower) reconcile(ctx context.Context, d protocol.Digest, rows []stor
 		}
 		return f.local.Withdraw(ctx, followerToken, d, best.Message)
 	}
-	lc := local.Lifecycle
-	same := local.Status() == best.Status && (best.Status == store.StatusActive ||
-		(lc.Message == registry.CleanReason(best.Message) && sameDigest(lc.Replacement, best.Replacement)))
-	if same {
-		return nil
-	}
 	_, err = f.local.ReplicateStatus(ctx, d, registry.StatusRequest{Status: best.Status, Message: best.Message, Replacement: best.Replacement},
 		"follower:"+clip(best.Upstream, 180))
 	return err
-}
-
-func sameDigest(a, b *protocol.Digest) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 func clip(s string, n int) string {

@@ -12,35 +12,40 @@ import (
 // the upstreams a follower replicates say so (internal/follow decides
 // which documents and which status); actor names the follower in the
 // document's history. There is no token: the follower acts for this
-// registry's operator. A replacement not stored here is left out (the
-// message still names it), since a page must not link to nothing.
+// registry's operator. A replacement this registry could not accept from
+// a publisher (not stored here, withdrawn, the document itself, or one
+// leading back to it) is left out: the message still names it, and a page
+// must not link to nothing or in a circle. Asking for the status the
+// document already has writes nothing, so a follower may repeat itself.
 func (s *Service) ReplicateStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (store.Entry, error) {
 	r.Message = clipClean(r.Message, store.MaxStatusMessageRunes)
 	if r.Status == store.StatusActive {
 		r.Message, r.Replacement = "", nil
 	}
 	if r.Replacement != nil {
-		if _, err := s.store.Get(ctx, *r.Replacement, false); err != nil {
-			if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrWithdrawn) {
-				return store.Entry{}, err
-			}
+		s.replacing.Lock() // as in SetStatus: the check and the write under one lock
+		defer s.replacing.Unlock()
+		err := s.checkReplacement(ctx, d, *r.Replacement)
+		switch {
+		case errors.Is(err, ErrReplacementSelf), errors.Is(err, ErrUnknownReplacement),
+			errors.Is(err, ErrReplacementWithdrawn), errors.Is(err, ErrReplacementCycle),
+			errors.Is(err, ErrReplacementChain):
 			r.Replacement = nil
+		case err != nil:
+			return store.Entry{}, err
 		}
 	}
-	if r.Status == store.StatusDeprecated {
-		s.markInactive(d, false)
-	}
-	e, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
-		Replacement: r.Replacement, Actor: actor, Log: s.statusLogEvent(r)})
-	s.cache.remove(d)
+	e, err := s.store.Get(ctx, d, false)
 	if err != nil {
 		return e, err
 	}
-	if r.Status == store.StatusActive {
-		s.markActive(d)
-	} else {
-		s.markInactive(d, false)
+	if lc := e.Lifecycle; e.Status() == r.Status && (r.Status == store.StatusActive ||
+		lc.Message == r.Message && sameDigest(lc.Replacement, r.Replacement)) {
+		return e, nil
 	}
-	s.logChanged()
-	return e, nil
+	return s.applyStatus(ctx, d, r, actor)
+}
+
+func sameDigest(a, b *protocol.Digest) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

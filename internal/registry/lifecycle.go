@@ -86,11 +86,17 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 			return store.Entry{}, err
 		}
 	}
+	return s.applyStatus(ctx, d, r, actor(tok, e.Publisher))
+}
+
+// applyStatus writes a checked change of status and keeps the raw path's
+// caches in step with it.
+func (s *Service) applyStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (store.Entry, error) {
 	if r.Status == store.StatusDeprecated {
 		s.markInactive(d, false) // before: no blob answer without the headers
 	}
-	e, err = s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
-		Replacement: r.Replacement, Actor: actor(tok, e.Publisher), Log: s.statusLogEvent(r)})
+	e, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
+		Replacement: r.Replacement, Actor: actor, Log: s.statusLogEvent(r)})
 	s.cache.remove(d)
 	if err != nil {
 		return e, err
