@@ -72,7 +72,7 @@ func TestBlobsAreFilledAndNeverServedWrong(t *testing.T) {
 
 	// Withdrawn through another replica (the store directly): the next
 	// reload of the withdrawn set stops the file and removes it.
-	if err := svc.store.Withdraw(ctx, d, "elsewhere"); err != nil {
+	if err := engine(svc).Withdraw(ctx, d, "elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.RefreshInactive(ctx); err != nil {
@@ -103,7 +103,7 @@ func TestImportFillsBlobsOfCreatedListedDocuments(t *testing.T) {
 	fresh, tomb := nd("# Fresh\n"), nd("# Tomb\n")
 	when := time.Now()
 	tomb.WithdrawnAt = &when
-	docs := FillingBlobs(svc.store, files)
+	docs := FillingBlobs(engine(svc), files)
 	if _, err := docs.PutMany(ctx, []store.NewDocument{existing, fresh, tomb}); err != nil {
 		t.Fatal(err)
 	}

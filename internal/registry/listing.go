@@ -20,7 +20,7 @@ type Listing struct {
 	// page is the last.
 	Next *store.ListPosition
 
-	docs           store.Documents
+	docs           Store
 	after, through *store.ListPosition
 	limit          int
 }

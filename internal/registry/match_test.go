@@ -56,12 +56,12 @@ func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
 		}
 		for i := range 5 {
 			c := store.AgentCrawl{Name: fmt.Sprint("agent ", i), Supported: []store.AgentProtocol{{Digest: mustDigest(t, hex)}}}
-			if _, _, err := svc.store.RegisterAgent(ctx, fmt.Sprintf("http://agent%d.test", i), time.Now(), c, time.Now().Add(time.Hour)); err != nil {
+			if _, _, err := engine(svc).RegisterAgent(ctx, fmt.Sprintf("http://agent%d.test", i), time.Now(), c, time.Now().Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := svc.store.AddAdoption(ctx, time.Now(), []store.AdoptionDelta{{Digest: mustDigest(t, adopted), Fetches: 10, Resolutions: 5, Clients: sketch.Of([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})}}); err != nil {
+	if err := engine(svc).AddAdoption(ctx, time.Now(), []store.AdoptionDelta{{Digest: mustDigest(t, adopted), Fetches: 10, Resolutions: 5, Clients: sketch.Of([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})}}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, names

@@ -2,7 +2,7 @@
 // searching and withdrawing protocol documents, their lifecycle and
 // versions, publishers and API tokens, domain verification, mirroring from
 // upstream registries and task match. Transports
-// (the HTTP API, HTML pages, the CLI) call it; it calls a store.Store.
+// (the HTTP API, HTML pages, the CLI) call it; it calls the Store it declares (store.go).
 package registry
 
 import (
@@ -57,7 +57,7 @@ type Upstream interface {
 
 // Service is the registry's business logic.
 type Service struct {
-	store store.Store
+	store Store
 	cfg   Config
 	cache *rawCache
 	log   *slog.Logger
@@ -76,7 +76,7 @@ type Service struct {
 }
 
 // New returns a service over a store.
-func New(s store.Store, cfg Config) *Service {
+func New(s Store, cfg Config) *Service {
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	log := cfg.Logger
 	if log == nil {

@@ -24,6 +24,10 @@ func newService(t *testing.T, cfg Config) *Service {
 	return New(st, cfg)
 }
 
+// engine is the whole store under a test's service, for arranging what
+// the service itself never writes.
+func engine(svc *Service) store.Store { return svc.store.(store.Store) }
+
 // fakeUpstream answers one document, possibly lying about it.
 type fakeUpstream struct {
 	content []byte
