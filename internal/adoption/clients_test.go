@@ -235,3 +235,44 @@ func TestSipHashVectors(t *testing.T) {
 		}
 	}
 }
+
+// clientDays keeps each day's sketches merged, as the stores do.
+type clientDays struct{ days map[time.Time][]byte }
+
+func (s *clientDays) AddAdoption(_ context.Context, day time.Time, ds []store.AdoptionDelta) error {
+	for _, d := range ds {
+		merged, err := sketch.Merge(s.days[day], d.Clients)
+		if err != nil {
+			return err
+		}
+		s.days[day] = merged
+	}
+	return nil
+}
+
+func (s *clientDays) RefreshAdoption(context.Context, time.Time) error { return nil }
+
+// A client seen just before midnight and again just after, with the
+// flush between falling after midnight, counts once on each day, never
+// twice on the new one (the old key's hash is yesterday's).
+func TestMidnightFlushCountsNoClientTwice(t *testing.T) {
+	now := time.Date(2026, 5, 1, 23, 59, 58, 0, time.UTC)
+	sink := &clientDays{days: map[time.Time][]byte{}}
+	c := seededCounter(sink, 3, func() time.Time { return now })
+	d := digest(1)
+	c.Fetched(d, client)
+	now = now.Add(4 * time.Second) // past midnight, before the flush
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Fetched(d, client)
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, day := range []time.Time{store.Day(now.Add(-time.Hour)), store.Day(now)} {
+		n, err := sketch.Estimate(sink.days[day])
+		if err != nil || n != 1 {
+			t.Errorf("distinct clients on %s: %d (%v), want 1", day.Format(time.DateOnly), n, err)
+		}
+	}
+}

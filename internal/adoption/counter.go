@@ -164,7 +164,8 @@ func (c *Counter) add(d protocol.Digest, client netip.Addr, f, r int64) {
 	s.mu.Unlock()
 }
 
-// Flush writes the counts gathered since the last flush, as today's, in
+// Flush writes the counts gathered since the last flush, as the day's their
+// clients were hashed for (today's, but at the first flush after midnight), in
 // batches of store.MaxAdoptionBatch; a failed batch is kept for the next
 // flush. On a new day it also refreshes the store's scores.
 func (c *Counter) Flush(ctx context.Context) error { return c.flushCounts(ctx, false) }
@@ -185,6 +186,25 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 		ordered = append(ordered, d)
 	}
 	c.carry = map[protocol.Digest]store.AdoptionDelta{}
+	// A clock stepped back across midnight counts into the day the store
+	// was last refreshed for: a day whose window the store has moved past
+	// would be scored against rows the refresh already left behind.
+	today := store.Day(c.now())
+	if today.Before(c.lastDay) {
+		today = c.lastDay
+	}
+	// The counts taken below were hashed with the key of their own day, and
+	// are written as that day's: across midnight, the last interval's
+	// clients would otherwise join the new day's under another hash and
+	// count twice. A new day's clients get a new key before the counts are
+	// taken; the old one is gone after this flush.
+	hashedFor := c.key.Load().day
+	if hashedFor.Before(c.lastDay) {
+		hashedFor = c.lastDay
+	}
+	if !c.key.Load().day.Equal(today) {
+		c.key.Store(newDayKey(today, c.random))
+	}
 	type gathered struct {
 		counts
 		clients []uint64
@@ -215,22 +235,11 @@ func (c *Counter) flushCounts(ctx context.Context, paced bool) error {
 	// In hash order: each batch then touches neighbouring index pages
 	// instead of random ones (docs/BENCHMARKS.md, "Adoption flush").
 	slices.SortFunc(ordered, func(a, b store.AdoptionDelta) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
-	// A clock stepped back across midnight counts into the day the store
-	// was last refreshed for: a day whose window the store has moved past
-	// would be scored against rows the refresh already left behind.
-	today := store.Day(c.now())
-	if today.Before(c.lastDay) {
-		today = c.lastDay
-	}
-	// A new day's clients are hashed with a new key; the old one is gone.
-	if !c.key.Load().day.Equal(today) {
-		c.key.Store(newDayKey(today, c.random))
-	}
 	var firstErr error
 	for i := 0; i < len(ordered); i += store.MaxAdoptionBatch {
 		batch := ordered[i:min(i+store.MaxAdoptionBatch, len(ordered))]
 		began := time.Now()
-		if err := c.sink.AddAdoption(ctx, today, batch); err != nil {
+		if err := c.sink.AddAdoption(ctx, hashedFor, batch); err != nil {
 			// Added and merged, not set: a failed batch may hold a hash twice.
 			for _, d := range batch {
 				old := c.carry[d.Digest]
