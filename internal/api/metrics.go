@@ -94,7 +94,9 @@ func (m *metrics) follow(fs []*follow.Follower) {
 			Name: "registry_follow_consecutive_errors", Help: "Failed rounds of a follower since its last successful one (0: healthy).", ConstLabels: labels,
 		}, func() float64 { return float64(f.Status().Failing) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "registry_follow_quarantined_documents", Help: "An upstream's documents whose bytes did not match its log (not stored).", ConstLabels: labels,
-		}, func() float64 { return float64(f.Status().Quarantined) }))
+		}, func() float64 { return float64(f.Status().Quarantined) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "registry_follow_deferred_withdrawals", Help: "Withdrawals waiting for another followed upstream to say whether it logged the document (still served).", ConstLabels: labels,
+		}, func() float64 { return float64(f.Status().Deferred) }))
 	}
 }
 

@@ -106,9 +106,8 @@ func (f *Follower) reconcileOrDefer(ctx context.Context, d protocol.Digest, rows
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if errors.Is(err, errPeerUnanswered) {
-		f.pending[d] = true
+		f.pending[d] = true // counted in Status().Deferred, not as a failed round
 		now := time.Now().UTC()
-		f.status.Errors++
 		f.status.LastError, f.status.LastErrorAt = err.Error(), &now
 		return nil
 	}
@@ -495,12 +494,12 @@ func clip(s string, n int) string {
 // log says otherwise). A peer that cannot answer is an error: the
 // withdrawal waits rather than tombstone what it may still serve.
 func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]byte) (bool, error) {
+	rows, err := f.state.FollowDocs(ctx, []protocol.Digest{d})
+	if err != nil {
+		return false, err
+	}
 	kept := false
 	for _, p := range f.peers {
-		rows, err := f.state.FollowDocs(ctx, []protocol.Digest{d})
-		if err != nil {
-			return false, err
-		}
 		if p.mine(rows) >= 0 {
 			continue // its own records decide
 		}

@@ -159,15 +159,20 @@ type Status struct {
 	LastErrorAt *time.Time `json:"lastErrorAt,omitempty"`
 	// Quarantined counts the upstream's documents whose bytes did not
 	// match its records.
-	Quarantined int       `json:"quarantined"`
-	Evidence    *Evidence `json:"forkEvidence,omitempty"`
+	Quarantined int `json:"quarantined"`
+	// Deferred counts the withdrawals waiting for another followed
+	// upstream's answer (the documents stay served meanwhile).
+	Deferred int       `json:"deferredWithdrawals"`
+	Evidence *Evidence `json:"forkEvidence,omitempty"`
 }
 
 // Status reports progress without any I/O.
 func (f *Follower) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.status
+	st := f.status
+	st.Deferred = len(f.pending)
+	return st
 }
 
 // Upstream is the URL of the followed registry.

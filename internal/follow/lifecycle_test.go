@@ -312,7 +312,7 @@ func TestAPeerLookupMustProveTheSameBytes(t *testing.T) {
 	if e := stored(t, here, d); e.Withdrawn() {
 		t.Fatal("withdrawn while another upstream's answer was unproved")
 	}
-	if st := fx.Status(); st.Errors == 0 || !strings.Contains(st.LastError, "waits") {
+	if st := fx.Status(); st.Deferred != 1 || !strings.Contains(st.LastError, "waits") {
 		t.Fatalf("a deferred withdrawal is not reported: %+v", st)
 	}
 	honest.setHook(nil)
@@ -395,7 +395,7 @@ func TestAWithdrawalWaitingForAnotherUpstreamDoesNotStall(t *testing.T) {
 				t.Fatal("withdrawn while another followed upstream could not answer")
 			}
 			stored(t, here, later) // the records after it applied
-			if st := fu.Status(); st.Errors == 0 || st.LastError == "" {
+			if st := fu.Status(); st.Deferred != 1 || st.LastError == "" {
 				t.Fatalf("the waiting withdrawal is not reported: %+v", st)
 			}
 			down.setHook(nil)
@@ -447,5 +447,9 @@ func TestAnUnansweringUpstreamIsAskedOnceAPage(t *testing.T) {
 	stepUntilCaughtUp(t, fu, up)
 	if n := lookups.Load(); n != 1 {
 		t.Fatalf("%d lookups of an upstream that does not answer, for 5 withdrawals", n)
+	}
+	// Waiting withdrawals are reported as such, not as failed rounds.
+	if st := fu.Status(); st.Deferred != 5 || st.Errors != 0 {
+		t.Fatalf("5 withdrawals waiting for another upstream: %d deferred, %d errors; want 5 and 0", st.Deferred, st.Errors)
 	}
 }
