@@ -18,6 +18,7 @@ import (
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/testing/security"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 func stored(t *testing.T, here *security.Server, d string) store.Entry {
@@ -451,5 +452,38 @@ func TestAnUnansweringUpstreamIsAskedOnceAPage(t *testing.T) {
 	// Waiting withdrawals are reported as such, not as failed rounds.
 	if st := fu.Status(); st.Deferred != 5 || st.Errors != 0 {
 		t.Fatalf("5 withdrawals waiting for another upstream: %d deferred, %d errors; want 5 and 0", st.Deferred, st.Errors)
+	}
+}
+
+// TestAPeerRecordThatIsNotAPublishKeepsNothing: before a withdrawal, only
+// a publish record in another upstream's log keeps a document served; a
+// status record of the same bytes there (which publishes nothing) does
+// not.
+func TestAPeerRecordThatIsNotAPublishKeepsNothing(t *testing.T) {
+	peer := newFakeLog(t, "peer.example", "")
+	up := newFakeLog(t, "up.example", "")
+	here := security.Start(t, security.Options{})
+	d := doc("Withdrawn", 0)
+	peer.publish(doc("Before", 0), agora.LogAttestation{})
+	peer.status(agora.LogEventDeprecate, "deprecated", "old", d, agora.LogAttestation{})
+	up.publish(d, agora.LogAttestation{})
+	up.status(agora.LogEventWithdraw, "withdrawn", "gone", d, agora.LogAttestation{})
+	// The peer's lookup answers the status record (index 1), proved.
+	peer.setHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/log/lookup/"+protocolDigest(d).Hex() {
+			return false
+		}
+		peer.mu.Lock()
+		defer peer.mu.Unlock()
+		msg, _ := tlog.FormatRecord(1, peer.records[1])
+		w.Write(append(msg, peer.checkpoint(peer.size())...))
+		return true
+	})
+	fp, fu := followFake(t, peer.URL, here, nil), followFake(t, up.URL, here, nil)
+	follow.Link([]*follow.Follower{fp, fu})
+	stepUntilCaughtUp(t, fp, peer)
+	stepUntilCaughtUp(t, fu, up)
+	if e := stored(t, here, d); !e.Withdrawn() {
+		t.Fatal("another upstream's deprecation record kept a withdrawn document served")
 	}
 }
