@@ -220,7 +220,9 @@ func (f *Federation) ask(ctx context.Context, p Peer, body []byte, hop Hop, size
 // well-formed, bounded catalog entry with a 0–100 score.
 func peerResult(raw json.RawMessage) (Result, bool) {
 	var r Result
-	if len(raw) > MaxPeerEntryBytes || json.Unmarshal(raw, &r) != nil {
+	// encoding/json would turn invalid UTF-8 into U+FFFD, passing a text
+	// check that the peer's bytes fail.
+	if len(raw) > MaxPeerEntryBytes || !utf8.Valid(raw) || json.Unmarshal(raw, &r) != nil {
 		return Result{}, false
 	}
 	hasData := len(r.Data) > 0 && string(r.Data) != "null"
