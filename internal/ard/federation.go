@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,17 +66,10 @@ func ParseHop(hops, via string) Hop {
 }
 
 // fansOut reports whether a request at h may ask peers from self.
-func (h Hop) fansOut(self string) bool {
-	if h.Hops >= MaxHops {
-		return false
-	}
-	for _, v := range h.Via {
-		if v == self {
-			return false
-		}
-	}
-	return true
-}
+func (h Hop) fansOut(self string) bool { return h.Hops < MaxHops && !h.visited(self) }
+
+// visited reports whether the request went through the registry at u.
+func (h Hop) visited(u string) bool { return slices.Contains(h.Via, u) }
 
 func (h Hop) next(self string) Hop {
 	return Hop{Hops: h.Hops + 1, Via: append(append([]string(nil), h.Via...), self)}
@@ -160,7 +154,7 @@ func (f *Federation) Search(ctx context.Context, q Query, size int, hop Hop) ([]
 	failed := make([]bool, len(f.peers))
 	var wg sync.WaitGroup
 	for i, p := range f.peers {
-		if !hop.fansOut(p.URL) {
+		if hop.visited(p.URL) {
 			continue // it is on the request's way already
 		}
 		wg.Add(1)
