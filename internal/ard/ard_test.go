@@ -2,6 +2,9 @@ package ard
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -206,4 +209,26 @@ func FuzzIdentifiersAndPeerResults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFederationKeepsAtMostSizeResultsPerPeer: a peer flooding results
+// adds at most the page size to the merge.
+func TestFederationKeepsAtMostSizeResultsPerPeer(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rs []string
+		for i := range 300 {
+			rs = append(rs, fmt.Sprintf(`{"identifier":"urn:air:p.example:a:r%d","displayName":"R","type":"t","url":"https://p.example/","score":50}`, i))
+		}
+		fmt.Fprintf(w, `{"results":[%s]}`, strings.Join(rs, ","))
+	}))
+	defer ts.Close()
+	f, err := NewFederation([]string{ts.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "x"
+	rs, skipped := f.Search(t.Context(), Query{Text: &text}, 3, Hop{})
+	if len(rs) != 3 || skipped != 0 {
+		t.Fatalf("%d results, %d skipped", len(rs), skipped)
+	}
 }
