@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/ard"
 )
 
@@ -34,8 +33,9 @@ func (s *Server) ardRoutes() {
 	g := e.Group(ARDBase)
 	g.GET("/agents", s.ardList)
 	g.GET("/agents/:id", s.ardLookup)
-	g.POST("/search", s.ardSearch, s.heavy.middleware)
-	g.POST("/explore", s.ardExplore, s.heavy.middleware)
+	// The ARD cap comes before the heavy gate, which buffers the body.
+	g.POST("/search", s.ardSearch, limitARDBody, s.heavy.middleware)
+	g.POST("/explore", s.ardExplore, limitARDBody, s.heavy.middleware)
 }
 
 func (s *Server) ardManifest(c echo.Context) error {
@@ -76,15 +76,19 @@ func (s *Server) ardLookup(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, e)
 }
 
-// readARDBody reads a search or explore body of at most
-// ard.MaxRequestBytes into v, strictly (the spec's schemas refuse
-// unknown fields).
-func readARDBody(c echo.Context, v any) error {
-	req := c.Request()
-	if req.ContentLength > ard.MaxRequestBytes {
-		return problem.ErrBodyTooLarge.With(problem.BodyLimit(ard.MaxRequestBytes))
+// limitARDBody caps a search or explore body at ard.MaxRequestBytes,
+// far below the server's limit: the body is a query, not a document.
+func limitARDBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, ard.MaxRequestBytes)
+		return next(c)
 	}
-	req.Body = http.MaxBytesReader(c.Response(), req.Body, ard.MaxRequestBytes)
+}
+
+// readARDBody reads a search or explore body into v, strictly (the
+// spec's schemas refuse unknown fields).
+func readARDBody(c echo.Context, v any) error {
 	body, err := readBody(c)
 	if err != nil {
 		return err

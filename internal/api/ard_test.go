@@ -313,6 +313,29 @@ func TestARDErrorsHaveTheSpecShape(t *testing.T) {
 	}
 }
 
+// TestARDRequestBodyIsCappedWhenItsLengthIsNot: a chunked body past
+// ard.MaxRequestBytes is cut, not read whole.
+func TestARDRequestBodyIsCappedWhenItsLengthIsNot(t *testing.T) {
+	n := newARDNode(t)
+	pr, pw := io.Pipe() // a body of unknown length goes chunked
+	go func() {
+		_, _ = io.WriteString(pw, `{"query":{"text":"`+strings.Repeat("w ", ard.MaxRequestBytes)+`"}}`)
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", n.url+"/ard/search", pr)
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength, req.TransferEncoding = -1, []string{"chunked"}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var e ard.ErrorBody
+	if err := json.NewDecoder(res.Body).Decode(&e); err != nil || res.StatusCode != 413 || e.Code != "body_too_large" {
+		t.Fatalf("%d %+v %v", res.StatusCode, e, err)
+	}
+}
+
 // TestARDManifestAndListPageThroughEverything: the manifest holds at most
 // ManifestPageSize entries and links the next page as a nested catalog;
 // following the links (and the list's tokens) yields every entry once.
@@ -478,6 +501,7 @@ func TestARDFederationWithHostilePeers(t *testing.T) {
 	ardDo(t, "POST", n.url+"/ard/search", `{"query":{"text":"weather"},"federation":"none"}`)
 	ardDo(t, "POST", n.url+"/ard/search", `{"query":{"text":"weather"}}`, ard.HopsHeader, fmt.Sprint(ard.MaxHops))
 	ardDo(t, "POST", n.url+"/ard/search", `{"query":{"text":"weather"}}`, ard.HopsHeader, "many")
+	ardDo(t, "POST", n.url+"/ard/search", `{"query":{"text":"weather"}}`, ard.ViaHeader, "http://elsewhere/ard "+n.url+"/ard")
 	if got := good.hits.Load(); got != before {
 		t.Fatalf("%d more requests to the peer", got-before)
 	}

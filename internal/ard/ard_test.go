@@ -138,7 +138,7 @@ func TestPeerResultsAreCheckedOneByOne(t *testing.T) {
 		"no type":                with("type", nil),
 		"url and data":           with("data", data),
 		"neither url nor data":   with("url", nil),
-		"url not http":           with("url", "file:///etc/passwd"),
+		"url not http":           with("url", "ftp://peer.example/y"),
 		"long description":       with("description", strings.Repeat("x", 2001)),
 		"entry over the cap":     with("metadata", map[string]string{"pad": strings.Repeat("x", MaxPeerEntryBytes)}),
 		"data not an object":     json.RawMessage(`{"identifier":"urn:air:p.example:x:y","displayName":"Y","type":"t","data":[1],"score":1}`),
