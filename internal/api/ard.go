@@ -32,7 +32,7 @@ func (s *Server) ardRoutes() {
 	e.GET("/.well-known/ai-catalog.json", s.ardManifest)
 	g := e.Group(ARDBase)
 	g.GET("/agents", s.ardList)
-	g.GET("/agents/:id", s.ardLookup)
+	g.GET("/agents/:identifier", s.ardLookup)
 	// The ARD cap comes before the heavy gate, which buffers the body.
 	g.POST("/search", s.ardSearch, limitARDBody, s.heavy.middleware)
 	g.POST("/explore", s.ardExplore, limitARDBody, s.heavy.middleware)
@@ -65,7 +65,7 @@ func (s *Server) ardList(c echo.Context) error {
 }
 
 func (s *Server) ardLookup(c echo.Context) error {
-	id, err := url.PathUnescape(c.Param("id"))
+	id, err := url.PathUnescape(c.Param("identifier"))
 	if err != nil {
 		return ard.ErrNotFound
 	}
