@@ -11,6 +11,7 @@ import (
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/ard"
 	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/directory"
@@ -144,6 +145,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	if cfg.MCP {
 		opts = append(opts, api.WithMCP())
+	}
+	if len(cfg.Follow) > 0 {
+		fed, err := ard.NewFederation(cfg.Follow, cfg.OutboundAllow)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, api.WithFederation(fed))
 	}
 	pages, err := htmlPages(svc, cfg, log, publishLimit, dir)
 	if err != nil {

@@ -76,6 +76,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.NoContent(status)
 		return
 	}
+	if p := c.Request().URL.Path; p == ARDBase || strings.HasPrefix(p, ARDBase+"/") {
+		writeARDError(c, status, code, message)
+		return
+	}
 	p := Problem{Type: ErrorTypeBase + code, Title: http.StatusText(status), Status: status,
 		Code: code, Detail: message, RequestID: RequestID(c)}
 	h.Set(echo.HeaderContentType, "application/problem+json")
@@ -90,6 +94,6 @@ func isMachinePath(p string) bool {
 	case "/protocol", "/metadata", "/healthz", "/readyz", "/metrics", "/api":
 		return true
 	}
-	return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/protocol/") ||
+	return strings.HasPrefix(p, "/api/") || p == ARDBase || strings.HasPrefix(p, ARDBase+"/") || strings.HasPrefix(p, "/protocol/") ||
 		strings.HasPrefix(p, "/log/") || strings.HasPrefix(p, "/.well-known/")
 }

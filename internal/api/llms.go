@@ -28,6 +28,11 @@ Every hash parameter takes hex or Base64 (a '/' in Base64 is sent as %%2F in a p
 - [Task match](%[1]s/api/v1/match): POST {"task": "..."}, protocols ranked for a task, with reasons.
 - [Agents](%[1]s/api/v1/agents): registered agents and the protocols they speak (?speaks={hash}).
 
+## Agentic Resource Discovery (ARD)
+
+- [ARD manifest](%[1]s/.well-known/ard.json): this registry, its protocols and its agents as catalog entries (also at /.well-known/ai-catalog.json).
+- [ARD registry API](%[1]s/ard): POST /ard/search {"query": {"text": "..."}} (scored results; federation auto, referrals or none over the registries this one follows), POST /ard/explore (facets), GET /ard/agents (list), GET /ard/agents/{urn} (lookup).
+
 ## Machine descriptions
 
 - [OpenAPI description](%[1]s/api/v1/openapi.json): every operation of the JSON API.

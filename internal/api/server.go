@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/adoption"
+	"github.com/agora-registry/registry/internal/ard"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
@@ -106,6 +107,10 @@ type Server struct {
 	adoption  *adoption.Counter
 	mcp       bool // serve /mcp (mcp.go)
 	follow    []*follow.Follower
+	// ard serves the ARD surface (ard.go); fed is its federation (nil:
+	// none).
+	ard *ard.Service
+	fed *ard.Federation
 	// draining ends when Run starts shutting down: long polls of the
 	// change feed answer then instead of outliving the grace period.
 	draining context.Context
@@ -240,6 +245,7 @@ func (s *Server) routes() {
 	e.GET("/log/lookup/*", s.logLookup)
 	e.GET("/log/record/:id", s.logRecord)
 	e.GET("/.well-known/agora", s.wellKnown)
+	s.ardRoutes()
 
 	e.GET("/llms.txt", s.llmsTxt)
 	e.GET("/healthz", s.healthz)

@@ -603,3 +603,13 @@ func (d *Directory) For(ctx context.Context, h protocol.Digest) (store.ProtocolA
 func (d *Directory) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[protocol.Digest]int, error) {
 	return d.store.SpeakerCounts(ctx, ds)
 }
+
+// ByURL returns the listed agent whose origin is url, with its lists.
+func (d *Directory) ByURL(ctx context.Context, url string) (store.Agent, error) {
+	return d.store.AgentByURL(ctx, url)
+}
+
+// Count counts the listed agents.
+func (d *Directory) Count(ctx context.Context) (int, error) {
+	return d.store.CountAgents(ctx)
+}

@@ -247,6 +247,11 @@ type Agents interface {
 	// ListAgents lists agents without their lists (counts only); an agent
 	// no crawl has read yet is not listed.
 	ListAgents(ctx context.Context, q AgentQuery) (AgentPage, error)
+	// AgentByURL returns the listed agent (read by a crawl) registered at
+	// url with its lists, or ErrAgentNotFound.
+	AgentByURL(ctx context.Context, url string) (Agent, error)
+	// CountAgents counts the listed agents.
+	CountAgents(ctx context.Context) (int, error)
 	// AgentsFor lists who speaks d and who refuses it.
 	AgentsFor(ctx context.Context, d protocol.Digest) (ProtocolAgents, error)
 	// SpeakerCounts counts, for each of ds, the agents that list it as

@@ -303,6 +303,26 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 	return out, nil
 }
 
+// AgentByURL returns the listed agent at url.
+func (s *Store) AgentByURL(ctx context.Context, url string) (store.Agent, error) {
+	var id int64
+	err := s.read.QueryRowContext(ctx, `SELECT id FROM agents WHERE url = ? AND last_seen_at IS NOT NULL`, url).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Agent{}, store.ErrAgentNotFound
+	}
+	if err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	return s.GetAgent(ctx, id)
+}
+
+// CountAgents counts the listed agents.
+func (s *Store) CountAgents(ctx context.Context) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE last_seen_at IS NOT NULL`).Scan(&n)
+	return n, mapErr(err)
+}
+
 // SpeakerCounts counts the agents speaking each of ds.
 func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[protocol.Digest]int, error) {
 	if len(ds) > store.MaxResolve {

@@ -97,6 +97,18 @@ func testAgents(t *testing.T, open Opener) {
 		t.Fatalf("bad cursor: %v", err)
 	}
 
+	byURL, err := s.AgentByURL(c, "http://chat.test/")
+	noErr(t, "AgentByURL", err)
+	if byURL.ID != b.ID || len(byURL.Supported) != 1 || len(byURL.Unsupported) != 1 {
+		t.Fatalf("AgentByURL = %+v", byURL)
+	}
+	if _, err := s.AgentByURL(c, "http://chat.test"); !errors.Is(err, store.ErrAgentNotFound) {
+		t.Fatalf("AgentByURL matches another spelling: %v", err)
+	}
+	if n, err := s.CountAgents(c); err != nil || n != 3 {
+		t.Fatalf("CountAgents = %d, %v; want 3", n, err)
+	}
+
 	pa, err := s.AgentsFor(c, one)
 	noErr(t, "AgentsFor", err)
 	if pa.SpeakingCount != 1 || pa.RefusingCount != 1 || pa.Speaking[0].ID != a.ID || pa.Refusing[0].ID != b.ID {
@@ -175,6 +187,12 @@ func testAgentReservations(t *testing.T, open Opener) {
 	}
 	if p, err := s.ListAgents(c, store.AgentQuery{}); err != nil || len(p.Agents) != 0 {
 		t.Fatalf("an agent no crawl has read is listed: %+v, %v", p.Agents, err)
+	}
+	if _, err := s.AgentByURL(c, "http://r1.test"); !errors.Is(err, store.ErrAgentNotFound) {
+		t.Fatalf("AgentByURL finds an agent no crawl has read: %v", err)
+	}
+	if n, err := s.CountAgents(c); err != nil || n != 0 {
+		t.Fatalf("CountAgents counts an agent no crawl has read: %d, %v", n, err)
 	}
 	again, created, err := reserve("http://r1.test", "192.0.2.1", now)
 	noErr(t, "ReserveAgent again", err)
