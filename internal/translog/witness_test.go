@@ -413,9 +413,11 @@ func TestWitnessBadCosignaturesNotServed(t *testing.T) {
 			line[len(line)-3] ^= 'A' ^ 'B'
 			return string(line)
 		},
-		"garbage":   func(testing.TB, *fakeWitness, []byte) string { return "hello\n" },
-		"no line":   func(testing.TB, *fakeWitness, []byte) string { return "" },
-		"too large": func(t testing.TB, f *fakeWitness, cp []byte) string { return cosignature(t, f.signer, cp) + strings.Repeat("x", 8<<10) },
+		"garbage": func(testing.TB, *fakeWitness, []byte) string { return "hello\n" },
+		"no line": func(testing.TB, *fakeWitness, []byte) string { return "" },
+		"too large": func(t testing.TB, f *fakeWitness, cp []byte) string {
+			return cosignature(t, f.signer, cp) + strings.Repeat("x", 8<<10)
+		},
 	}
 	for name, answer := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -599,7 +601,7 @@ func TestParseWitness(t *testing.T) {
 	_, key, _ := strings.Cut(rest, "+")
 	for _, bad := range []string{
 		vkey, "@http://w.test", vkey + "@ftp://w.test", vkey + "@http://", vkey + "@http://w.test/?q=1",
-		plain + "@http://w.test", // an Ed25519 note key, not a cosignature key
+		plain + "@http://w.test",                     // an Ed25519 note key, not a cosignature key
 		name + "+00000000+" + key + "@http://w.test", // a wrong key hash
 	} {
 		if _, err := translog.ParseWitness(bad); err == nil {
