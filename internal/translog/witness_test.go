@@ -439,6 +439,9 @@ func TestWitnessBadCosignaturesNotServed(t *testing.T) {
 			if len(states) != 0 || ws[0].Failures != 1 {
 				t.Fatalf("a %s answer: stored %+v, status %+v", name, states, ws[0])
 			}
+			if name == "too large" && !strings.Contains(ws[0].LastError, "larger than") {
+				t.Fatalf("a too large answer was read whole: %s", ws[0].LastError)
+			}
 		})
 	}
 	t.Run("valid among others", func(t *testing.T) {
