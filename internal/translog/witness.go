@@ -143,10 +143,10 @@ func (l *Log) NewCosigner(ws []Witness, quorum int, hc *http.Client) (*Cosigner,
 	}
 	seen := map[string]bool{}
 	for _, w := range ws {
-		if seen[w.Key] {
-			return nil, fmt.Errorf("witness %s is configured twice", w.Key)
+		if seen[w.Name()] {
+			return nil, fmt.Errorf("two witnesses are named %s", w.Name())
 		}
-		seen[w.Key] = true
+		seen[w.Name()] = true
 	}
 	if quorum < 0 || quorum > len(ws) {
 		return nil, fmt.Errorf("a witness quorum of %d out of %d witnesses", quorum, len(ws))
@@ -160,6 +160,16 @@ func (l *Log) NewCosigner(ws []Witness, quorum int, hc *http.Client) (*Cosigner,
 	l.cosigner = c
 	l.mu.Unlock()
 	return c, nil
+}
+
+// Quorum is how many cosignatures the registry calls enough.
+func (c *Cosigner) Quorum() int { return c.quorum }
+
+// Cosigner is the log's cosigner, nil without witnesses.
+func (l *Log) Cosigner() *Cosigner {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cosigner
 }
 
 // notify asks for a round soon; it never blocks.
