@@ -3,6 +3,7 @@ module github.com/agora-registry/registry
 go 1.26.8
 
 require (
+	filippo.io/torchwood v0.6.1
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/agora-registry/registry/agora v0.1.0
 	github.com/chromedp/cdproto v0.159.0

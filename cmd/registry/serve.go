@@ -71,7 +71,15 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	tlog := translog.New(st, key, log)
+	cos, err := cosigner(cfg, tlog)
+	if err != nil {
+		return err
+	}
 	bg.start(ctx, func(ctx context.Context) { tlog.Run(ctx, translog.DefaultPollInterval) })
+	if cos != nil {
+		bg.start(ctx, func(ctx context.Context) { cos.Run(ctx, translog.DefaultPollInterval) })
+		log.Info("transparency log: witnesses cosign its checkpoints", "witnesses", len(cfg.Witnesses), "quorum", cos.Quorum())
+	}
 	files, err := blobs.Open(cfg.Blobs.Dir(cfg.Database), int64(cfg.BlobCacheBytes))
 	if err != nil && embedded {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/translog"
 )
 
 // statsMaxAge bounds how stale the documents gauge may be; a scrape never
@@ -70,8 +71,35 @@ func newMetrics(svc *registry.Service) *metrics {
 		}, func() float64 { n, _ := l.Stats(); return float64(n) }), prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "registry_log_integration_failures_total", Help: "Transparency-log integrations of this process that failed (retried).",
 		}, func() float64 { _, f := l.Stats(); return float64(f) }))
+		if c := l.Cosigner(); c != nil {
+			m.witnesses(c)
+		}
 	}
 	return m
+}
+
+// witnesses exports the newest checkpoint's valid cosignatures, the
+// quorum and each witness's failed requests.
+func (m *metrics) witnesses(c *translog.Cosigner) {
+	cosignatures := func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		n, _, _, err := c.Status(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(n)
+	}
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "registry_witness_cosignatures", Help: "Valid witness cosignatures the newest checkpoint is served with (-1: the store did not answer).",
+	}, cosignatures), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "registry_witness_quorum", Help: "Cosignatures the registry calls enough (--witness-quorum).",
+	}, func() float64 { return float64(c.Quorum()) }))
+	for name, failures := range c.Failures() {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "registry_witness_failures_total", Help: "Requests of this process to a witness that failed (retried with backoff).", ConstLabels: prometheus.Labels{"witness": name},
+		}, func() float64 { return float64(failures()) }))
+	}
 }
 
 // follow exports each follower's lag, fork state, errors and quarantined

@@ -57,6 +57,11 @@ type Serve struct {
 	// Follow are upstream registries kept as verified replicas through
 	// their transparency logs.
 	Follow []string
+	// Witnesses are the witnesses asked to cosign the log's checkpoints
+	// (VKEY@URL each); WitnessQuorum is how many cosignatures count as
+	// enough (0: all of them).
+	Witnesses     []string
+	WitnessQuorum int
 	// OutboundAllow opens the SSRF guard of the registry's own outbound
 	// requests (upstream redirects) to private addresses.
 	OutboundAllow []string
@@ -115,6 +120,8 @@ func (c *Serve) Options() []Option {
 		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", Value: Bool(&c.RateLimitLoopback)},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", Value: List(&c.Upstreams)},
 		{Flag: "follow", Env: "REGISTRY_FOLLOW", Default: "", Usage: "comma-separated upstream registry base URLs to keep a verified replica of, through their transparency logs (docs/operations.md, followers); the upstreams themselves are always allowed", Value: List(&c.Follow)},
+		{Flag: "witness", Env: "REGISTRY_WITNESS", Default: "", Usage: "witnesses asked to cosign each new checkpoint of the transparency log (c2sp.org/tlog-witness), VKEY@URL each (the witness's cosignature verifier key and base URL), comma-separated or repeated; the checkpoint is served with their valid cosignatures (docs/operations.md, witnesses); the witnesses themselves are always allowed", Value: List(&c.Witnesses)},
+		{Flag: "witness-quorum", Env: "REGISTRY_WITNESS_QUORUM", Default: "0", Usage: "cosignatures of the newest checkpoint the registry reports as enough (registry_witness_quorum_met, a warning below it); 0: every --witness", Value: Count(&c.WitnessQuorum, 0, 1000)},
 		outboundAllowOption(&c.OutboundAllow),
 		{Flag: "csrf-secret", Env: "REGISTRY_CSRF_SECRET", Default: "", Usage: "secret keying the HTML forms' CSRF tokens (at least 32 characters); replicas behind one load balancer must share it; empty means a random per-process secret", Value: Text(&c.CSRFSecret)},
 		{Flag: "read-header-timeout", Env: "REGISTRY_READ_HEADER_TIMEOUT", Default: "5s", Usage: "time allowed to read request headers", Value: Duration(&c.ReadHeaderTimeout)},

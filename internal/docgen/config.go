@@ -28,6 +28,7 @@ var developmentVariables = []struct{ Name, Usage string }{
 	{"REGISTRY_TEST_POSTGRES_DSN", "admin DSN of a PostgreSQL server; each test creates and drops its own database (without it: testcontainers, else skip)"},
 	{"REGISTRY_TEST_REQUIRE_POSTGRES", "`1`: fail instead of skipping when no PostgreSQL is reachable"},
 	{"REGISTRY_TEST_REQUIRE_BROWSER", "`1`: fail instead of skipping when no Chromium is found for the browser tests"},
+	{"REGISTRY_TEST_REQUIRE_WITNESS", "`1`: fail instead of skipping when litewitness and witnessctl (filippo.io/torchwood v0.6.1) are not installed for the witness tests"},
 	{"REGISTRY_TEST_CHROMIUM", "path of the Chromium/Chrome binary for the browser tests"},
 	{"REGISTRY_TEST_FAULTS", "`1`: run the fault-injection tests (internal/testing/fault)"},
 	{"REGISTRY_TEST_LOAD_DURATION", "how long the fault tests' sustained load runs per engine (a duration; default 30s)"},

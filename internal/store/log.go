@@ -104,6 +104,27 @@ type Log interface {
 	// LogSigningKey returns the stored signing key, storing generate's
 	// when there is none (concurrent first starts agree on one).
 	LogSigningKey(ctx context.Context, generate func() (string, error)) (string, error)
+	// LockWitnesses takes the database's witness lock unless another
+	// process holds it (ok false): one process at a time talks to the log's
+	// witnesses, so no two send a witness conflicting requests. unlock
+	// releases it.
+	LockWitnesses(ctx context.Context) (unlock func(), ok bool, err error)
+	// WitnessStates returns the stored state of every witness, by key.
+	WitnessStates(ctx context.Context) ([]WitnessState, error)
+	// SaveWitnessState stores a witness's state, replacing what was stored.
+	SaveWitnessState(ctx context.Context, w WitnessState) error
+}
+
+// WitnessState is what the log knows of one witness (c2sp.org/tlog-witness).
+type WitnessState struct {
+	Key string // the witness's cosignature verifier key
+	// Size is the tree size the witness holds for this log: the old size
+	// of the next request.
+	Size int64
+	// Cosignature is the witness's cosignature line of the checkpoint of
+	// size CosignedSize ("" before the first).
+	CosignedSize int64
+	Cosignature  string
 }
 
 // CheckBatch refuses a batch that does not extend head by exactly the
@@ -119,6 +140,21 @@ func CheckBatch(head LogHead, pending []LogEvent, b LogBatch) error {
 	}
 	if int64(len(b.Hashes)) != tlog.StoredHashCount(b.Head.Size)-tlog.StoredHashCount(head.Size) {
 		return apperr.New(apperr.Internal, "log_batch", "a log batch has the wrong number of stored hashes")
+	}
+	return nil
+}
+
+// Bounds of a stored witness state (a verifier key and one cosignature
+// line are about 100 bytes each).
+const (
+	MaxWitnessKeyBytes         = 1024
+	MaxWitnessCosignatureBytes = 1024
+)
+
+// CheckWitnessState validates a SaveWitnessState call.
+func CheckWitnessState(w WitnessState) error {
+	if w.Key == "" || len(w.Key) > MaxWitnessKeyBytes || len(w.Cosignature) > MaxWitnessCosignatureBytes || w.Size < 0 || w.CosignedSize < 0 {
+		return ErrInvalid.With(fmt.Sprintf("a witness state has a key of 1 to %d bytes, a cosignature of at most %d and sizes ≥ 0", MaxWitnessKeyBytes, MaxWitnessCosignatureBytes))
 	}
 	return nil
 }

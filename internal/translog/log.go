@@ -50,6 +50,9 @@ type Log struct {
 	size    int64         // the largest head size seen
 	waiting int           // long polls of the change feed waiting
 	failed  uint64        // integrations that failed
+	// cosigner, when set, asks witnesses to cosign each new head and adds
+	// their cosignatures to the checkpoints served.
+	cosigner *Cosigner
 }
 
 // New returns the log over a store, signing with key.
@@ -138,6 +141,9 @@ func (l *Log) saw(size int64) {
 		l.size = size
 		close(l.changed)
 		l.changed = make(chan struct{})
+		if l.cosigner != nil {
+			l.cosigner.notify()
+		}
 	}
 }
 

@@ -27,13 +27,25 @@ var (
 	ErrNotLogged    = apperr.New(apperr.NotFound, "not_logged", "no document with this hash is in the transparency log")
 )
 
-// Checkpoint is the latest signed tree head.
+// Checkpoint is the latest signed tree head, with the witnesses' valid
+// cosignatures of it.
 func (l *Log) Checkpoint(ctx context.Context) ([]byte, error) {
 	head, err := l.head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return head.Checkpoint, nil
+	return l.served(ctx, head), nil
+}
+
+// served is head's checkpoint as served: cosigned when witnesses are set.
+func (l *Log) served(ctx context.Context, head store.LogHead) []byte {
+	l.mu.Lock()
+	c := l.cosigner
+	l.mu.Unlock()
+	if c == nil {
+		return head.Checkpoint
+	}
+	return c.cosigned(ctx, head)
 }
 
 // head reads the latest head once this process has signed it (its first
@@ -241,7 +253,7 @@ func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(msg, head.Checkpoint...), nil
+	return append(msg, l.served(ctx, head)...), nil
 }
 
 // Change is one record of the change feed.

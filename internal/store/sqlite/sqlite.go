@@ -41,6 +41,8 @@ type Store struct {
 	// would too, but holding the mutex makes "read max created_at, insert"
 	// one step even across PutMany batches.
 	writeMu sync.Mutex
+	// witnessMu is the witness lock (LockWitnesses).
+	witnessMu sync.Mutex
 	// puts are Puts waiting for a grouped commit (groupcommit.go).
 	puts putQueue
 	// lists are the listing's statements, prepared on read.

@@ -69,6 +69,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
 	t.Run("LogStatusChange", func(t *testing.T) { testLogStatusChange(t, open) })
 	t.Run("LogAttestations", func(t *testing.T) { testLogAttestations(t, open) })
+	t.Run("Witnesses", func(t *testing.T) { testWitnesses(t, open) })
 	t.Run("FollowState", func(t *testing.T) { testFollowState(t, open) })
 	t.Run("FollowDocs", func(t *testing.T) { testFollowDocs(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
