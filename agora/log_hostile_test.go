@@ -50,7 +50,7 @@ func (l *memLog) dataTile(t tlog.Tile) []byte {
 	return out
 }
 
-func filled(t *testing.T, n int) (*memLog, string, []Digest) {
+func filled(t testing.TB, n int) (*memLog, string, []Digest) {
 	skey, vkey := genKey(t, "hostile.test")
 	l := newMemLog(t, skey)
 	var ds []Digest
