@@ -61,7 +61,7 @@ func filled(t testing.TB, n int) (*memLog, string, []Digest) {
 }
 
 // addRecord appends any record (a status change, a lie).
-func (l *memLog) addRecord(t *testing.T, r LogRecord) {
+func (l *memLog) addRecord(t testing.TB, r LogRecord) {
 	text, err := FormatLogRecord(r)
 	if err != nil {
 		t.Fatal(err)

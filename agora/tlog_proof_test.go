@@ -3,10 +3,12 @@ package agora
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -45,7 +47,13 @@ func TestDocumentProof(t *testing.T) {
 	l.add(t, []byte("# After\n"), false)
 	liar := []byte("# Colliding\n")
 	l.add(t, liar, true) // record 8: liar's SHA-1, other bytes
-	const n = 9
+	sum := sha256.Sum256(doc)
+	stray, _ := Hash([]byte("# Stray\n"))
+	// Record 9: another hash claiming the document's bytes; 10: the
+	// document's withdrawal (it too names its SHA-256 and size).
+	l.addRecord(t, LogRecord{Event: LogEventPublish, Digest: stray.SHA1, SHA256: sum, Size: len(doc), Time: time.Unix(1e9, 0)})
+	l.addRecord(t, LogRecord{Event: LogEventWithdraw, Digest: d, SHA256: sum, Size: len(doc), Time: time.Unix(1e9, 0), Status: "withdrawn"})
+	const n = 11
 	w1, w2, w3 := newWitness(t, "w1.test"), newWitness(t, "w2.test"), newWitness(t, "w3.test")
 	policy := WitnessPolicy{LogKey: vkey, WitnessKeys: []string{w1.vkey, w2.vkey, w3.vkey}, Quorum: 2}
 	signed := cosign(t, l.signedAt(t, n), w1, w2)
@@ -70,6 +78,9 @@ func TestDocumentProof(t *testing.T) {
 		// Check: the record must name the document's SHA-1.
 		{"forged extra: another document's record and proof", l.proofOf(t, 2, n, signed).Format(), doc, ErrLogNotProved},
 		{"forged extra: another hash's record at this index", edit(func(p *TLogProof) { p.Extra = l.texts[2] }), doc, ErrLogNotProved},
+		{"a logged record of another hash with the document's bytes", l.proofOf(t, 9, n, signed).Format(), doc, ErrLogNotProved},
+		// Check: only a publish record proves a document.
+		{"the document's withdrawal record", l.proofOf(t, 10, n, signed).Format(), doc, ErrLogNotProved},
 		// Check: the record's SHA-256 and size must be the document's.
 		{"a hostile registry's proof for other bytes", l.proofOf(t, 8, n, signed).Format(), liar, ErrLogNotProved},
 		// Check: the leaf is proved at the proof's index.
