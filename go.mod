@@ -3,6 +3,7 @@ module github.com/agora-registry/registry
 go 1.26.8
 
 require (
+	filippo.io/torchwood v0.6.1
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/agora-registry/registry/agora v0.1.0
 	github.com/chromedp/cdproto v0.159.0
@@ -28,7 +29,6 @@ require (
 require (
 	code.dny.dev/ssrf v0.3.0 // indirect
 	dario.cat/mergo v1.0.2 // indirect
-	filippo.io/torchwood v0.6.1 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20261006220739-8c912ac31dd4 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/aymerick/douceur v0.2.0 // indirect
