@@ -40,7 +40,9 @@ func TestVerifyWitnessQuorum(t *testing.T) {
 	key := "--key=" + srv.Log.VerifierKey()
 	w1, w2, w3 := security.NewWitness(t, "w1.test"), security.NewWitness(t, "w2.test"), security.NewWitness(t, "w3.test")
 	policy := []string{"--witness-key", w1.VerifierKey, "--witness-key", w2.VerifierKey, "--witness-key", w3.VerifierKey, "--quorum", "2"}
-	args := func(extra ...string) []string { return append(append([]string{key}, policy...), append(extra, ds[0].Hex())...) }
+	args := func(extra ...string) []string {
+		return append(append([]string{key}, policy...), append(extra, ds[0].Hex())...)
+	}
 
 	both := security.CosigningProxy(t, srv.URL, nil, w1, w3)
 	state := filepath.Join(t.TempDir(), "verify.json")

@@ -33,7 +33,9 @@ func TestTrustRequiresProof(t *testing.T) {
 		_, url := startBob(t, cfg)
 		return url
 	}
-	send := func(url string) Answer { return call(t, "POST", url, tx(d.Hex(), []string{agora.DataURI(doc)}, londonQuery)) }
+	send := func(url string) Answer {
+		return call(t, "POST", url, tx(d.Hex(), []string{agora.DataURI(doc)}, londonQuery))
+	}
 	refused := func(a Answer, why string) {
 		t.Helper()
 		if a.Status != StatusRejected || a.Code != "protocol_unproved" || !strings.Contains(a.Error, "configured registry 1") || !strings.Contains(a.Error, why) {
