@@ -50,7 +50,7 @@ func (l *memLog) dataTile(t tlog.Tile) []byte {
 	return out
 }
 
-func filled(t *testing.T, n int) (*memLog, string, []Digest) {
+func filled(t testing.TB, n int) (*memLog, string, []Digest) {
 	skey, vkey := genKey(t, "hostile.test")
 	l := newMemLog(t, skey)
 	var ds []Digest
@@ -61,7 +61,7 @@ func filled(t *testing.T, n int) (*memLog, string, []Digest) {
 }
 
 // addRecord appends any record (a status change, a lie).
-func (l *memLog) addRecord(t *testing.T, r LogRecord) {
+func (l *memLog) addRecord(t testing.TB, r LogRecord) {
 	text, err := FormatLogRecord(r)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ type memLog struct {
 	first  map[Digest]int64
 }
 
-func newMemLog(t *testing.T, skey string) *memLog {
+func newMemLog(t testing.TB, skey string) *memLog {
 	s, err := note.NewSigner(skey)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func (l *memLog) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 
 // add appends a publish record of doc, or of other bytes claiming doc's
 // SHA-1 when lie is set.
-func (l *memLog) add(t *testing.T, doc []byte, lie bool) Digest {
+func (l *memLog) add(t testing.TB, doc []byte, lie bool) Digest {
 	sums, err := Hash(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func (l *memLog) LogLookup(ctx context.Context, d Digest) ([]byte, error) {
 }
 
 // genKey is a new signer key and its verifier key.
-func genKey(t *testing.T, name string) (string, string) {
+func genKey(t testing.TB, name string) (string, string) {
 	skey, vkey, err := note.GenerateKey(rand.Reader, name)
 	if err != nil {
 		t.Fatal(err)

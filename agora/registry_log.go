@@ -97,3 +97,9 @@ func (c *Registry) WaitChanges(ctx context.Context, after int64, wait time.Durat
 	_, err = c.doJSON(req, &out)
 	return out.TreeSize, err
 }
+
+// TLogProof is a document's c2sp.org/tlog-proof@v1 proof, read up to
+// MaxTLogProofBytes (unverified: VerifyDocumentProof checks it).
+func (c *Registry) TLogProof(ctx context.Context, d Digest) ([]byte, error) {
+	return c.logGet(ctx, "/protocol/"+d.Hex()+".tlog-proof", MaxTLogProofBytes)
+}

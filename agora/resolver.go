@@ -27,6 +27,7 @@ type Resolver struct {
 	fetcher    *Fetcher
 	registries []*Registry
 	logs       map[*Registry]*pinnedLog // registries with a pinned log key
+	trust      *trusted                 // with ResolverOptions.Trust: proofs required
 	maxDoc     int                      // document size limit; 0 means DefaultMaxDocumentBytes
 	maxSources int                      // 0 means DefaultMaxSources
 	logger     *slog.Logger
@@ -48,8 +49,15 @@ type ResolverOptions struct {
 	// valid proof that its log includes the document's publish record,
 	// else it fails with ErrUnproved.
 	LogKeys map[string]string
-	Fetch   FetchPolicy
-	Log     *slog.Logger
+	// Trust, when set, makes every document need a c2sp.org/tlog-proof
+	// from one of these logs (each with its witness quorum), fetched from
+	// the registries' {registry}/protocol/{hash}.tlog-proof, whatever
+	// source the bytes came from (a sender's URL or data: URI, the cache,
+	// a registry); without one it fails with ErrUnproved. Documents the
+	// operator seeds (Seed, Handler.HandleDocument) are taken as given.
+	Trust []WitnessPolicy
+	Fetch FetchPolicy
+	Log   *slog.Logger
 }
 
 // DefaultCacheDir is where a Resolver caches documents by default.
@@ -91,6 +99,9 @@ func NewResolver(o ResolverOptions) (*Resolver, error) {
 		r.registries = append(r.registries, reg)
 	}
 	if r.logs, err = pinLogs(o.LogKeys, r.registries); err != nil {
+		return nil, err
+	}
+	if r.trust, err = newTrusted(o.Trust); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -138,6 +149,25 @@ func (r *Resolver) ResolveTransient(ctx context.Context, d Digest, sources []str
 }
 
 func (r *Resolver) resolve(ctx context.Context, d Digest, sources []string, keep bool) (Resolved, error) {
+	if r.trust == nil {
+		return r.obtain(ctx, d, sources, keep)
+	}
+	// Nothing is cached before it is proved.
+	res, err := r.obtain(ctx, d, sources, false)
+	if err != nil {
+		return res, err
+	}
+	if err := r.requireProof(ctx, d, res.Document); err != nil {
+		return Resolved{}, err
+	}
+	if keep && res.Origin != "cache" {
+		r.keep(d, res.Document)
+	}
+	return res, nil
+}
+
+// obtain finds the document's verified bytes (and, with keep, caches them).
+func (r *Resolver) obtain(ctx context.Context, d Digest, sources []string, keep bool) (Resolved, error) {
 	if doc, ok, err := r.cache.Get(d); err != nil {
 		r.log().Warn("cache read failed", "hash", d.Hex(), "err", err)
 	} else if ok {
@@ -331,6 +361,9 @@ func (r *Resolver) Seed(doc []byte) (Digest, error) {
 	sums, err := Hash(doc)
 	if err != nil {
 		return Digest{}, err
+	}
+	if r.trust != nil {
+		r.trust.seed(sums.SHA1)
 	}
 	return sums.SHA1, r.cache.Pin(sums.SHA1, doc)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,12 +17,14 @@ import (
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/regularfile"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
 func init() {
 	register(command{name: "verify", summary: "audit a registry's transparency log: no fork, and what it serves is what it logged",
-		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--sample N | --all] [HASH...]", run: verifyExit})
+		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--witness-key VKEY... --quorum N] [--sample N | --all] [HASH...]\n       registry verify --proof FILE --key KEY [--witness-key VKEY... --quorum N] DOCUMENT\n\n" + verifyHelp,
+		run:      verifyExit})
 }
 
 // verifyExit runs verifyCmd; any failure that is not a proven
@@ -36,6 +39,20 @@ func verifyExit(ctx context.Context, env *environment, args []string) error {
 	}
 	return cli.ExitError{Code: verifyUnchecked, Err: err}
 }
+
+// verifyHelp is the exit status mapping, for `registry verify --help`.
+const verifyHelp = `Exit status (docs/operations.md):
+  0  every check passed
+  1  proven: a fork (two checkpoints the log signed that no proof reconciles), a
+     failing proof against a signed checkpoint, served data that contradicts the
+     log; with --proof, the proof does not prove DOCUMENT against a checkpoint
+     that meets the policy (a record of another hash or other bytes, a failing
+     inclusion proof)
+  2  could not check: network, 5xx, malformed answers; a checkpoint without the
+     log's signature or without --quorum valid cosignatures of the --witness-key
+     witnesses (too few is never a fork), or carrying a configured witness's
+     cosignature that does not verify (tampering on the way, or a lying server:
+     nothing is concluded about the log); with --proof, an unreadable proof`
 
 // Exit statuses of `registry verify` (docs/operations.md).
 const (
@@ -55,6 +72,15 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	fs := flagSet(env, "verify")
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
+	}
+	if len(cfg.WitnessKeys) > 0 && cfg.Quorum == 0 {
+		return cli.UsageError{Err: errors.New("--witness-key needs --quorum N (1 or more): how many of the witnesses must have cosigned")}
+	}
+	if cfg.Quorum > len(cfg.WitnessKeys) {
+		return cli.UsageError{Err: fmt.Errorf("--quorum %d needs at least %d --witness-key", cfg.Quorum, cfg.Quorum)}
+	}
+	if cfg.Proof != "" {
+		return verifyProof(env, cfg, fs.Args())
 	}
 	var hashes []protocol.Digest
 	for _, a := range fs.Args() {
@@ -94,7 +120,11 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 		st.VerifierKey = wk.Log.VerifierKey
 		fmt.Fprintf(env.stderr, "registry verify: trusting the registry's own key on first use: %s (pass --key to check it against the operator's)\n", st.VerifierKey)
 	}
-	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: cfg.Settle})
+	if err := (agora.WitnessPolicy{LogKey: st.VerifierKey, WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum}).Check(); err != nil {
+		return cli.UsageError{Err: err}
+	}
+	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: cfg.Settle,
+		WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum})
 	if a.Fork != nil {
 		fmt.Fprintf(env.stdout, "LOG FORK DETECTED at %s: %v\n\nthe checkpoint seen before:\n%s\nthe checkpoint served now:\n%s\nstate kept unchanged in %s\n",
 			c.Origin(), a.Fork.Err, a.Fork.Older, a.Fork.Newer, statePath)
@@ -114,6 +144,9 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stdout, " (consistent with size %d seen before)", a.Previous.N)
 	}
 	fmt.Fprintf(env.stdout, "; %d records checked against it\n", a.Scanned)
+	if len(cfg.WitnessKeys) > 0 {
+		fmt.Fprintf(env.stdout, "cosigned by %d of %d witnesses (quorum %d): %s\n", len(a.Witnesses), len(cfg.WitnessKeys), cfg.Quorum, strings.Join(a.Witnesses, ", "))
+	}
 	switch {
 	case a.Feed == nil:
 		fmt.Fprintln(env.stdout, "change feed ok")
@@ -189,4 +222,58 @@ func verifyStatePath(cfg config.Verify) (string, error) {
 	}
 	name := strings.NewReplacer(":", "_", "/", "_").Replace(u.Host)
 	return filepath.Join(dir, "agora-registry", "verify", name+".json"), nil
+}
+
+// maxProofDocumentBytes bounds the DOCUMENT `verify --proof` reads.
+const maxProofDocumentBytes = 64 << 20
+
+// verifyProof checks a c2sp.org/tlog-proof file offline against a document
+// file: exit 0 proved, 1 refuted (the checkpoint meets the policy but the
+// proof does not prove the document), 2 not established.
+func verifyProof(env *environment, cfg config.Verify, args []string) error {
+	if len(args) != 1 {
+		return cli.UsageError{Err: errors.New("--proof checks one DOCUMENT file: registry verify --proof FILE --key KEY DOCUMENT")}
+	}
+	if cfg.Key == "" {
+		return cli.UsageError{Err: errors.New("--proof needs --key: the log's verifier key, from its operator (nothing is fetched)")}
+	}
+	unchecked := func(err error) error { return cli.ExitError{Code: verifyUnchecked, Err: err} }
+	proof, err := readBounded(cfg.Proof, agora.MaxTLogProofBytes)
+	if err != nil {
+		return unchecked(fmt.Errorf("the proof: %w", err))
+	}
+	doc, err := readBounded(args[0], maxProofDocumentBytes)
+	if err != nil {
+		return unchecked(fmt.Errorf("the document: %w", err))
+	}
+	p, err := agora.VerifyDocumentProof(proof, doc, agora.WitnessPolicy{LogKey: cfg.Key, WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum})
+	switch {
+	case err == nil:
+		fmt.Fprintf(env.stdout, "%s ok: its publish (%s) is record %d of %s, tree size %d root %s",
+			p.Record.Digest.Hex(), p.Record.Time.Format(time.RFC3339), p.Index, p.Checkpoint.Origin, p.Checkpoint.N, p.Checkpoint.Hash)
+		if len(p.Checkpoint.Witnesses) > 0 {
+			fmt.Fprintf(env.stdout, ", cosigned by %s", strings.Join(p.Checkpoint.Witnesses, ", "))
+		}
+		fmt.Fprintln(env.stdout)
+		return nil
+	case errors.Is(err, agora.ErrLogNotProved):
+		fmt.Fprintf(env.stdout, "PROOF REFUTED %v\n", err)
+		return cli.ExitError{Code: verifyInconsistent, Err: errors.New("the proof does not prove this document")}
+	}
+	fmt.Fprintf(env.stdout, "NOT PROVED %v\n", err)
+	return unchecked(errors.New("the proof could not be established"))
+}
+
+// readBounded reads a regular file of at most limit bytes.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, _, err := regularfile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, err
 }

@@ -43,6 +43,12 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 			return nil, fmt.Errorf("registry %q is not an http(s) URL", r)
 		}
 	}
+	if t := cfg.Trust; len(t.LogKeys) == 0 && (len(t.WitnessKeys) > 0 || t.Quorum > 0) {
+		return nil, fmt.Errorf("trust.witnessKeys and trust.quorum need trust.logKeys: the logs whose checkpoints the witnesses cosign")
+	}
+	if len(cfg.Trust.LogKeys) > 0 && len(cfg.Registries) == 0 {
+		return nil, fmt.Errorf("trust.logKeys needs registries: proofs are fetched from {registry}/protocol/{hash}.tlog-proof")
+	}
 	for _, r := range cfg.Announce {
 		if _, err := agora.NewRegistry(r, http.DefaultClient); err != nil {
 			return nil, fmt.Errorf("announce: %w", err)
@@ -53,7 +59,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	resolver, err := agora.NewResolver(agora.ResolverOptions{
 		CacheDir: cfg.CacheDir, MaxCacheBytes: cfg.Limits.MaxCacheBytes,
 		MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, MaxSources: cfg.Limits.MaxSources,
-		Registries: cfg.Registries, LogKeys: cfg.RegistryLogKeys, Log: log,
+		Registries: cfg.Registries, LogKeys: cfg.RegistryLogKeys, Trust: cfg.Trust.policies(), Log: log,
 		Fetch: agora.FetchPolicy{Allow: cfg.Allow, MaxRedirects: cfg.Limits.MaxRedirects, Timeout: cfg.Limits.FetchTimeout},
 	})
 	if err != nil {

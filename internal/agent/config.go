@@ -31,6 +31,10 @@ type Config struct {
 	// base URL, one of Registries): a document obtained through such a
 	// registry is used only with a valid proof that its log includes it.
 	RegistryLogKeys map[string]string `yaml:"registryLogKeys"`
+	// Trust, when it names log keys, makes every protocol document need a
+	// c2sp.org/tlog-proof from one of those logs with the witness quorum,
+	// fetched from the registries, whatever source it came from.
+	Trust TrustConfig `yaml:"trust"`
 	// PublicRegistries are the same registries' public base URLs, used in
 	// advertised sources, which whoever reads them must be able to reach;
 	// empty means Registries.
@@ -52,6 +56,24 @@ type Config struct {
 	// Negotiated is what becomes of a protocol negotiated here once it is
 	// used: "list" (default) answers it with the LLM and lists it, "ignore" does not.
 	Negotiated string `yaml:"negotiated"`
+}
+
+// TrustConfig is the agent's proof requirement: the logs it trusts (note
+// verifier keys) and the witnesses, Quorum of which must have cosigned
+// each proof's checkpoint.
+type TrustConfig struct {
+	LogKeys     []string `yaml:"logKeys"`
+	WitnessKeys []string `yaml:"witnessKeys"`
+	Quorum      int      `yaml:"quorum"`
+}
+
+// policies are the resolver's WitnessPolicy per trusted log, or none.
+func (t TrustConfig) policies() []agora.WitnessPolicy {
+	var out []agora.WitnessPolicy
+	for _, k := range t.LogKeys {
+		out = append(out, agora.WitnessPolicy{LogKey: k, WitnessKeys: t.WitnessKeys, Quorum: t.Quorum})
+	}
+	return out
 }
 
 // Limits bound everything the agent does on behalf of a stranger.

@@ -41,7 +41,7 @@ Every hash parameter takes hex or Base64 (a '/' in Base64 is sent as %%2F in a p
 
 ## Trust
 
-- [Transparency log](%[1]s/log): every publish and status change in an append-only Merkle tree; the signed checkpoint is at /log/checkpoint, tiles at /log/tile/, a document's record at /log/lookup/{hash}.
+- [Transparency log](%[1]s/log): every publish and status change in an append-only Merkle tree; the signed checkpoint is at /log/checkpoint, tiles at /log/tile/, a document's record at /log/lookup/{hash}, its offline-checkable proof (c2sp.org/tlog-proof) at /protocol/{hash}.tlog-proof.
 - [Change feed](%[1]s/api/v1/changes): every logged change as JSON (after=, wait=).
 - [Atom feed](%[1]s/feed.atom): new and changed protocols (?tag=, ?publisher=).
 `, base)

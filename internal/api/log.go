@@ -9,6 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api/param"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
@@ -109,4 +110,22 @@ func recordID(s string) (int64, error) {
 		return 0, translog.ErrNoRecord
 	}
 	return id, nil
+}
+
+// tlogProofExt names a document's proof: /protocol/{hash}.tlog-proof.
+const tlogProofExt = ".tlog-proof"
+
+// tlogProof answers a document's c2sp.org/tlog-proof@v1 proof. It is
+// against the latest checkpoint, so it is cached briefly, as a partial
+// tile is; any proof stays valid.
+func (s *Server) tlogProof(c echo.Context, d protocol.Digest) error {
+	l, err := s.theLog()
+	if err != nil {
+		return err
+	}
+	proof, err := l.Proof(c.Request().Context(), d)
+	if err != nil {
+		return err
+	}
+	return writeLogText(c, proof, "public, max-age=10")
 }

@@ -20,6 +20,12 @@ const (
 )
 
 func (s *Server) rawByPath(c echo.Context) error {
+	if d, ok, err := param.PathHashExt(c, tlogProofExt); ok {
+		if err != nil {
+			return err
+		}
+		return s.tlogProof(c, d)
+	}
 	d, err := param.PathHash(c)
 	if err != nil {
 		return err

@@ -50,6 +50,12 @@ type AuditOptions struct {
 	// served status is ahead of the log (a change queued, not yet
 	// integrated); zero re-checks at once.
 	Settle time.Duration
+	// WitnessKeys and Quorum: the latest checkpoint must carry valid
+	// cosignatures of Quorum of these witnesses. Too few (ErrNoQuorum) or
+	// an invalid one (ErrBadCosignature) fails the audit as not checked;
+	// a fork the checkpoint shows is still reported first.
+	WitnessKeys []string
+	Quorum      int
 }
 
 // Audit is one run of `registry verify`.
@@ -65,6 +71,8 @@ type Audit struct {
 	Results []AuditResult
 	// State is what to remember for the next run (unchanged on a fork).
 	State State
+	// Witnesses cosigned the checkpoint (with AuditOptions.WitnessKeys).
+	Witnesses []string
 	// signed is Checkpoint's signed note (evidence, should a fork show).
 	signed []byte
 }
@@ -166,6 +174,13 @@ func RunAudit(ctx context.Context, reg Registry, st State, opt AuditOptions) (Au
 			}
 			return a, err
 		}
+	}
+	if len(opt.WitnessKeys) > 0 {
+		cp, err := agora.WitnessPolicy{LogKey: st.VerifierKey, WitnessKeys: opt.WitnessKeys, Quorum: opt.Quorum}.Open(signed)
+		if err != nil {
+			return a, err
+		}
+		a.Witnesses = cp.Witnesses
 	}
 	a.State = State{VerifierKey: st.VerifierKey, Checkpoint: string(signed)}
 	a.signed = signed

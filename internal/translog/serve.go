@@ -224,26 +224,9 @@ func (l *Log) Record(ctx context.Context, id int64) ([]byte, error) {
 // checkpoint, whose tree holds the record. A document whose record is
 // still queued is integrated first.
 func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
-	id, err := l.st.LogLookup(ctx, d)
-	if errors.Is(err, store.ErrLogPending) {
-		if _, err = l.integrateBatch(ctx); err == nil {
-			id, err = l.st.LogLookup(ctx, d)
-		}
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNotLogged
-	}
+	id, text, err := l.publishRecord(ctx, d)
 	if err != nil {
 		return nil, err
-	}
-	text, err := l.Record(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	// The store's index could point at another document's record (a
-	// database written by hand): that is never the answer for d.
-	if rec, err := agora.ParseLogRecord(text); err != nil || rec.Digest != d || rec.Event != agora.LogEventPublish {
-		return nil, apperr.New(apperr.Internal, "log_lookup_mismatch", "the log's index does not point at this document's publish record")
 	}
 	msg, err := tlog.FormatRecord(id, text)
 	if err != nil {
@@ -254,6 +237,70 @@ func (l *Log) Lookup(ctx context.Context, d protocol.Digest) ([]byte, error) {
 		return nil, err
 	}
 	return append(msg, l.served(ctx, head)...), nil
+}
+
+// publishRecord is the index and text of d's publish record; a record
+// still queued is integrated first.
+func (l *Log) publishRecord(ctx context.Context, d protocol.Digest) (int64, []byte, error) {
+	id, err := l.st.LogLookup(ctx, d)
+	if errors.Is(err, store.ErrLogPending) {
+		if _, err = l.integrateBatch(ctx); err == nil {
+			id, err = l.st.LogLookup(ctx, d)
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil, ErrNotLogged
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	text, err := l.Record(ctx, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	// The store's index could point at another document's record (a
+	// database written by hand): that is never the answer for d.
+	if rec, err := agora.ParseLogRecord(text); err != nil || rec.Digest != d || rec.Event != agora.LogEventPublish {
+		return 0, nil, apperr.New(apperr.Internal, "log_lookup_mismatch", "the log's index does not point at this document's publish record")
+	}
+	return id, text, nil
+}
+
+// ErrNotYetSigned says a document's record is logged but the checkpoint
+// served does not cover it yet (a moment after publish).
+var ErrNotYetSigned = apperr.New(apperr.Unavailable, "log_not_yet_signed", "the document's log record is not yet in the signed checkpoint; try again shortly")
+
+// Proof answers a document's c2sp.org/tlog-proof@v1 proof: its publish
+// record as extra, the record's index, the inclusion proof (from the
+// stored hashes), and the checkpoint /log/checkpoint serves, with whatever
+// cosignatures it carries; the proof is against that checkpoint's tree.
+func (l *Log) Proof(ctx context.Context, d protocol.Digest) ([]byte, error) {
+	id, text, err := l.publishRecord(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := l.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, _, ok := strings.Cut(string(signed), "\n\n")
+	if !ok {
+		return nil, fmt.Errorf("translog: the checkpoint served is not a signed note")
+	}
+	cp, err := agora.ParseLogCheckpoint(body + "\n")
+	if err != nil {
+		return nil, err
+	}
+	if id >= cp.N {
+		return nil, ErrNotYetSigned
+	}
+	p, err := tlog.ProveRecord(cp.N, id, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return l.st.LogHashes(ctx, indexes)
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return agora.TLogProof{Extra: text, Index: id, Hashes: p, Checkpoint: signed}.Format(), nil
 }
 
 // Change is one record of the change feed.

@@ -135,6 +135,7 @@ func docPath(route string) string {
 // instead of) its own: /protocols/{hash}/SUB, parsed by the handler since
 // a hash's Base64 spelling may hold a '/'.
 var subResources = map[string][]string{
+	"GET /protocol/*":          {"GET /protocol/{hash}.tlog-proof"},
 	"GET /api/v1/protocols/*":  {"GET /api/v1/protocols/{hash}/versions", "GET /api/v1/protocols/{hash}/history", "GET /api/v1/protocols/{hash}/agents"},
 	"POST /api/v1/protocols/*": {"POST /api/v1/protocols/{hash}/status"},
 }
@@ -483,6 +484,9 @@ func scenarios(f *fixture) []scenario {
 		{name: "log lookup", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/" + url.PathEscape(b64), status: 200},
 		{name: "log lookup malformed", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/zz", status: 400},
 		{name: "log lookup unknown", op: "GET /log/lookup/{hash}", method: "GET", path: "/log/lookup/" + unknown, status: 404},
+		{name: "tlog proof", op: "GET /protocol/{hash}.tlog-proof", method: "GET", path: "/protocol/" + url.PathEscape(b64) + ".tlog-proof", status: 200},
+		{name: "tlog proof malformed", op: "GET /protocol/{hash}.tlog-proof", method: "GET", path: "/protocol/zz.tlog-proof", status: 400},
+		{name: "tlog proof unknown", op: "GET /protocol/{hash}.tlog-proof", method: "GET", path: "/protocol/" + unknown + ".tlog-proof", status: 404},
 		{name: "log checkpoint", op: "GET /log/checkpoint", method: "GET", path: "/log/checkpoint", status: 200},
 		{name: "log tile", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/0/000.p/2", status: 200},
 		{name: "log tile malformed", op: "GET /log/tile/{path}", method: "GET", path: "/log/tile/8/zz", status: 400},

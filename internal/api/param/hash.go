@@ -37,6 +37,18 @@ func PathHashSub(c echo.Context, subs ...string) (d protocol.Digest, sub string,
 	return d, sub, err
 }
 
+// PathHashExt reads "HASH" + ext (".tlog-proof") from a route's trailing
+// wildcard; ok reports whether the wildcard ends in ext (no hash spelling
+// holds a '.').
+func PathHashExt(c echo.Context, ext string) (d protocol.Digest, ok bool, err error) {
+	raw, ok := strings.CutSuffix(c.Param("*"), ext)
+	if !ok {
+		return protocol.Digest{}, false, nil
+	}
+	d, err = wildcardHash(c, raw)
+	return d, true, err
+}
+
 func wildcardHash(c echo.Context, raw string) (protocol.Digest, error) {
 	if c.Request().URL.RawPath == "" {
 		return protocol.ParseDigest(raw)
