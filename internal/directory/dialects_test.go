@@ -357,8 +357,11 @@ func TestHostileCards(t *testing.T) {
 		b, _ := json.Marshal(card(p, 5000))
 		p.serve("/.well-known/agent-card.json", b)
 		a, _, err := d.Register(ctx, p.URL)
-		if err != nil || len(a.A2A.Skills) != store.MaxA2ASkills || a.A2A.SkillCount != 5000 {
-			t.Fatalf("%v; %d skills kept of %d", err, len(a.A2A.Skills), a.A2A.SkillCount)
+		if err != nil || a.A2A == nil {
+			t.Fatalf("a card of 5000 skills: %v", err)
+		}
+		if len(a.A2A.Skills) != store.MaxA2ASkills || a.A2A.SkillCount != 5000 {
+			t.Fatalf("%d skills kept of %d", len(a.A2A.Skills), a.A2A.SkillCount)
 		}
 	})
 	t.Run("a huge card is refused, the Agora list still read", func(t *testing.T) {
@@ -432,8 +435,11 @@ func TestManifests(t *testing.T) {
 		b.WriteString(`]}`)
 		p.serve("/.well-known/ai-catalog.json", b.Bytes())
 		a, _, err := d.Register(ctx, p.URL)
-		if err != nil || len(a.ARD.Entries) != store.MaxARDEntries || a.ARD.EntryCount != 1_000_000 {
-			t.Fatalf("%v; %d entries kept of %d", err, len(a.ARD.Entries), a.ARD.EntryCount)
+		if err != nil || a.ARD == nil {
+			t.Fatalf("a manifest of a million entries: %v", err)
+		}
+		if len(a.ARD.Entries) != store.MaxARDEntries || a.ARD.EntryCount != 1_000_000 {
+			t.Fatalf("%d entries kept of %d", len(a.ARD.Entries), a.ARD.EntryCount)
 		}
 		// Under the default size limit, the same manifest is refused.
 		d2, _, _ := dialectDirectory(t, "127.0.0.1/32")
