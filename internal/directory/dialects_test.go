@@ -290,7 +290,9 @@ func TestCardSignatureAttacks(t *testing.T) {
 			key := newSigner(t, "ES256", "k")
 			hidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(jwks(key)) }))
 			t.Cleanup(hidden.Close)
-			p.handle("/jwks.json", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, hidden.URL+"/jwks.json", http.StatusFound) })
+			p.handle("/jwks.json", func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, hidden.URL+"/jwks.json", http.StatusFound)
+			})
 			p.serve("/.well-known/agent-card.json", signedCard(t, card(p, 1), p.URL+"/jwks.json", key))
 		}, "not allowed"},
 		{"a huge key set", func(t *testing.T, p, _ *peer) {

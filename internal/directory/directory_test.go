@@ -116,7 +116,9 @@ func newSpecStub(t *testing.T, list map[string][]string) *specStub {
 
 // agoraPath reports whether a crawl asked for an Agora well-known list
 // (it asks for the A2A card and the ARD manifest beside).
-func agoraPath(p string) bool { return p == "/.well-known/agora" || p == "/.wellknown" || p == "/wellknown" }
+func agoraPath(p string) bool {
+	return p == "/.well-known/agora" || p == "/.wellknown" || p == "/wellknown"
+}
 
 func (s *specStub) set(list map[string][]string) { s.mu.Lock(); s.list = list; s.mu.Unlock() }
 
