@@ -46,8 +46,8 @@ func canonicalJSON(raw []byte, drop string) ([]byte, error) {
 }
 
 type member struct {
-	key  string
-	text []byte // the member's canonical "key":value
+	key  []uint16 // the name in UTF-16 code units, the order of RFC 8785 §3.2.3
+	text []byte   // the member's canonical "key":value
 }
 
 // canonObject writes the object whose '{' dec just read.
@@ -74,16 +74,14 @@ func canonObject(dec *json.Decoder, out *bytes.Buffer, depth int, drop string) e
 			return err
 		}
 		if key != drop {
-			members = append(members, member{key, m.Bytes()})
+			members = append(members, member{utf16.Encode([]rune(key)), m.Bytes()})
 		}
 	}
 	if _, err := dec.Token(); err != nil { // '}'
 		return errJCS
 	}
 	// RFC 8785 §3.2.3: member names sort by their UTF-16 code units.
-	slices.SortFunc(members, func(a, b member) int {
-		return slices.Compare(utf16.Encode([]rune(a.key)), utf16.Encode([]rune(b.key)))
-	})
+	slices.SortFunc(members, func(a, b member) int { return slices.Compare(a.key, b.key) })
 	out.WriteByte('{')
 	for i, m := range members {
 		if i > 0 {
