@@ -55,6 +55,20 @@ type AgentView struct {
 	Supported        []AgentHashView `json:"supported,omitempty"`
 	Unsupported      []AgentHashView `json:"unsupported,omitempty"`
 	HTMLURL          string          `json:"htmlUrl"`
+	// Dialects names what the record holds: "agora", "a2a", "ard".
+	Dialects      []string                    `json:"dialects"`
+	DialectStates map[string]DialectStateView `json:"dialectStates"`
+	// CardSignature is the A2A card's signature state, nil without a card.
+	CardSignature *string `json:"cardSignature"`
+	// A2A and ARD are set on the one-agent view only (nil: none).
+	A2A *store.AgentCard     `json:"a2a,omitempty"`
+	ARD *store.AgentManifest `json:"ard,omitempty"`
+}
+
+// DialectStateView is how one dialect's last read went.
+type DialectStateView struct {
+	Error    string `json:"error"`
+	Failures int    `json:"failures"`
 }
 
 // AgentHashView is one hash an agent lists. Known tells whether this
@@ -103,7 +117,20 @@ func (s *Server) agentView(a store.Agent) AgentView {
 	return AgentView{ID: a.ID, URL: a.URL, Name: a.Name, Description: a.Description, Kinds: kinds, WellKnownURL: a.WellKnownURL,
 		RegisteredAt: a.RegisteredAt, LastSeen: a.LastSeen, LastCrawled: a.LastCrawled, LastError: a.LastError,
 		Failures: a.Failures, CrawlStatus: s.crawlStatus(a), NextCrawl: a.NextCrawl, SupportedCount: a.SupportedCount,
-		UnsupportedCount: a.UnsupportedCount, HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10)}
+		UnsupportedCount: a.UnsupportedCount, HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10),
+		Dialects: a.Dialects(), CardSignature: cardSignature(a),
+		DialectStates: map[string]DialectStateView{
+			store.DialectAgora: DialectStateView(a.Agora),
+			store.DialectA2A:   DialectStateView(a.A2AState),
+			store.DialectARD:   DialectStateView(a.ARDState),
+		}}
+}
+
+func cardSignature(a store.Agent) *string {
+	if a.CardSignature == "" {
+		return nil
+	}
+	return &a.CardSignature
 }
 
 // crawlStatus is "pending" while a crawl of the agent is queued or running
@@ -121,6 +148,7 @@ func (s *Server) crawlStatus(a store.Agent) string {
 // fullAgentView adds the agent's lists, each hash marked known or not.
 func (s *Server) fullAgentView(c echo.Context, a store.Agent) (AgentView, error) {
 	v := s.agentView(a)
+	v.A2A, v.ARD = a.A2A, a.ARD
 	ds := make([]protocol.Digest, 0, len(a.Supported)+len(a.Unsupported))
 	for _, p := range a.Supported {
 		ds = append(ds, p.Digest)
@@ -209,10 +237,10 @@ func (s *Server) getAgent(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, v)
 }
 
-// AgentQuery reads ?speaks=&kind=&q=&limit=&cursor= (also the pages').
+// AgentQuery reads ?speaks=&kind=&dialect=&q=&limit=&cursor= (also the pages').
 func AgentQuery(c echo.Context) (store.AgentQuery, error) {
 	qp := c.QueryParams()
-	q := store.AgentQuery{Kind: qp.Get("kind"), Text: qp.Get("q"), Cursor: qp.Get("cursor")}
+	q := store.AgentQuery{Kind: qp.Get("kind"), Dialect: qp.Get("dialect"), Text: qp.Get("q"), Cursor: qp.Get("cursor")}
 	if h := qp.Get("speaks"); h != "" {
 		d, err := protocol.ParseDigest(h)
 		if err != nil {

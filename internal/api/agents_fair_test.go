@@ -48,7 +48,9 @@ func goodAgent(t *testing.T, hex string) string {
 }
 
 // hangingAgents are n loopback agents that answer nothing until the test
-// ends (or release is closed); active counts the requests they hold.
+// ends (or release is closed); active counts the crawls they hold (the
+// requests for the first Agora path: a crawl asks for the A2A card and
+// the ARD manifest beside, which hang too).
 func hangingAgents(t *testing.T, n int) (urls []string, active *atomic.Int32, release func()) {
 	t.Helper()
 	active = new(atomic.Int32)
@@ -56,8 +58,10 @@ func hangingAgents(t *testing.T, n int) (urls []string, active *atomic.Int32, re
 	var once sync.Once
 	release = func() { once.Do(func() { close(stop) }) }
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		active.Add(1)
-		defer active.Add(-1)
+		if r.URL.Path == "/.well-known/agora" {
+			active.Add(1)
+			defer active.Add(-1)
+		}
 		select {
 		case <-stop:
 		case <-r.Context().Done():

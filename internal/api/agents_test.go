@@ -173,3 +173,47 @@ func TestMatchTakesATaskSchema(t *testing.T) {
 		t.Fatalf("an empty match: %d %s", res.StatusCode, body)
 	}
 }
+
+// TestA2AAgentThroughTheAPI: an agent publishing only an unsigned A2A card
+// and an ARD manifest registers; its card and manifest are in its JSON,
+// its list view names its dialects, and ?dialect= and ?q= find it.
+func TestA2AAgentThroughTheAPI(t *testing.T) {
+	f := newDirectoryServer(t, true)
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/agent-card.json":
+			io.WriteString(w, `{"name":"Route Planner","description":"plans","skills":[{"id":"r","name":"Traffic Router","tags":["maps"]}],
+				"supportedInterfaces":[{"url":"https://a.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
+		case "/.well-known/ai-catalog.json":
+			io.WriteString(w, `{"entries":[{"identifier":"urn:air:a.test:agent:r","displayName":"Router Entry","type":"application/a2a-agent-card+json","url":"https://a.test/card.json"}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer agent.Close()
+	res, body := postJSON(t, f.url+"/api/v1/agents", `{"url":"`+agent.URL+`"}`)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("register: %d %s", res.StatusCode, body)
+	}
+	var a AgentView
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.A2A == nil || a.A2A.Skills[0].Name != "Traffic Router" || a.ARD == nil || a.ARD.Entries[0].DisplayName != "Router Entry" ||
+		a.CardSignature == nil || *a.CardSignature != "unsigned" || strings.Join(a.Dialects, ",") != "a2a,ard" ||
+		a.DialectStates["agora"].Error == "" || a.Name != "Route Planner" {
+		t.Fatalf("registered view: %s", body)
+	}
+	for _, q := range []string{"dialect=a2a", "dialect=ard", "q=traffic+router", "q=router+entry"} {
+		if _, body := get(t, f.url+"/api/v1/agents?"+q, ""); !strings.Contains(body, `"id":1,`) || strings.Contains(body, `"skills"`) ||
+			!strings.Contains(body, `"cardSignature":"unsigned"`) {
+			t.Fatalf("?%s: %s", q, body)
+		}
+	}
+	if _, body := get(t, f.url+"/api/v1/agents?dialect=agora", ""); strings.Contains(body, `"id":1,`) {
+		t.Fatalf("?dialect=agora lists an A2A agent: %s", body)
+	}
+	if res, body := get(t, f.url+"/api/v1/agents?dialect=mcp", ""); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("?dialect=mcp: %d %s", res.StatusCode, body)
+	}
+}

@@ -22,11 +22,11 @@ type Directory struct {
 // Options lists the directory's options.
 func (d *Directory) Options() []Option {
 	return []Option{
-		{Flag: "agent-crawl-interval", Env: "REGISTRY_AGENT_CRAWL_INTERVAL", Default: "1h", Usage: "time between crawls of one registered agent's well-known list (each spread by ±10%)", Value: Duration(&d.AgentCrawlInterval)},
+		{Flag: "agent-crawl-interval", Env: "REGISTRY_AGENT_CRAWL_INTERVAL", Default: "1h", Usage: "time between crawls of one registered agent's well-known documents (each spread by ±10%)", Value: Duration(&d.AgentCrawlInterval)},
 		{Flag: "agent-crawl-concurrency", Env: "REGISTRY_AGENT_CRAWL_CONCURRENCY", Default: "4", Usage: "agent crawls at once: registrations hold at most all but a quarter of them (at least one is the scheduled re-crawls'), one client's one at a time", Value: Count(&d.AgentCrawlConcurrency, 1, 256)},
 		{Flag: "agent-max-failures", Env: "REGISTRY_AGENT_MAX_FAILURES", Default: "5", Usage: "failed crawls in a row after which an agent is removed from the directory", Value: Count(&d.AgentMaxFailures, 1, 1000)},
-		{Flag: "agent-crawl-timeout", Env: "REGISTRY_AGENT_CRAWL_TIMEOUT", Default: "10s", Usage: "time one crawl of an agent may take: its three well-known paths and their redirects (at most 3)", Value: Duration(&d.AgentCrawlTimeout)},
-		{Flag: "agent-wellknown-bytes", Env: "REGISTRY_AGENT_WELLKNOWN_BYTES", Default: "1MiB", Usage: "largest well-known answer read from an agent", Value: Size(&d.AgentWellKnownBytes, 1<<10, 16<<20)},
+		{Flag: "agent-crawl-timeout", Env: "REGISTRY_AGENT_CRAWL_TIMEOUT", Default: "10s", Usage: "time one crawl of an agent may take: its Agora list, A2A card (with its key set) and ARD manifest, read at once, and their redirects (at most 3 each)", Value: Duration(&d.AgentCrawlTimeout)},
+		{Flag: "agent-wellknown-bytes", Env: "REGISTRY_AGENT_WELLKNOWN_BYTES", Default: "1MiB", Usage: "largest answer read from an agent: a well-known list, an A2A card, its key set or an ARD manifest", Value: Size(&d.AgentWellKnownBytes, 1<<10, 16<<20)},
 		{Flag: "agents-per-client-day", Env: "REGISTRY_AGENTS_PER_CLIENT_DAY", Default: "20", Usage: "new agents one client (address, or IPv6 /64) may add to the directory in 24 hours; beyond, 429 agent_daily_limit", Value: Count(&d.AgentsPerClientDay, 1, 1000000)},
 		{Flag: "agents-per-client", Env: "REGISTRY_AGENTS_PER_CLIENT", Default: "100", Usage: "agents one client's registrations may hold in the directory at once; beyond, 429 agent_total_limit", Value: Count(&d.AgentsPerClient, 1, 1000000)},
 		{Flag: "agent-client-queue", Env: "REGISTRY_AGENT_CLIENT_QUEUE", Default: "4", Usage: "registrations one client may have waiting for their crawl; beyond, 429 agent_queue_full", Value: Count(&d.AgentClientQueue, 1, 1000)},

@@ -1,6 +1,7 @@
 // Package directory is the registry's agent directory: agents registered
-// by URL, crawled through the SSRF guard for what their well-known lists
-// say they speak, re-crawled on a jittered schedule with bounded
+// by origin, crawled through the SSRF guard for what they speak in each
+// dialect (Agora well-known lists, A2A agent cards with their signatures,
+// ARD manifests), re-crawled on a jittered schedule with bounded
 // concurrency, and dropped after repeated failures.
 package directory
 
@@ -72,8 +73,9 @@ type Config struct {
 // Errors of registration.
 var (
 	ErrBadURL      = apperr.New(apperr.Invalid, "invalid_agent_url", "an agent URL is an absolute http or https URL without credentials, query or fragment")
-	ErrUnreachable = apperr.New(apperr.Invalid, "agent_unreachable", "the agent's well-known list could not be read")
-	ErrQueueFull   = apperr.New(apperr.RateLimited, "agent_queue_full",
+	ErrUnreachable = apperr.New(apperr.Invalid, "agent_unreachable",
+		"none of the agent's well-known documents (Agora list, A2A agent card, ARD manifest) could be read")
+	ErrQueueFull = apperr.New(apperr.RateLimited, "agent_queue_full",
 		"your address already has as many agent registrations waiting for their crawl as it may; let one finish first")
 	ErrBusy = apperr.New(apperr.Unavailable, "directory_busy", "the directory has as many registrations waiting as it can hold; retry shortly")
 )
@@ -435,10 +437,7 @@ func (d *Directory) run(j *job) {
 func (d *Directory) recordRegistration(j *job, crawl store.AgentCrawl, err error, keep bool) {
 	now := d.cfg.Now()
 	if err == nil {
-		if err = d.store.RecordCrawl(d.base, j.id, now, crawl, d.nextCrawl(now)); err == nil {
-			j.agent, err = d.store.GetAgent(d.base, j.id)
-		}
-		j.err = err
+		j.err = d.record(j, crawl, now)
 		return
 	}
 	j.err = err
@@ -457,11 +456,49 @@ func (d *Directory) recordRegistration(j *job, crawl store.AgentCrawl, err error
 	}
 }
 
-// Crawl reads an agent's well-known list: /.well-known/agora, then
-// /.wellknown, then /wellknown, the first that answers one wins.
+// Crawl reads every dialect the agent at agentURL publishes, at once and
+// within one Timeout: its Agora well-known list (/.well-known/agora, then
+// /.wellknown, then /wellknown, the first that answers one wins), its A2A
+// agent card with its signature checked, and its ARD manifest. A dialect
+// that cannot be read has its failure in the crawl's state for it; the
+// crawl fails only if no dialect could be read.
 func (d *Directory) Crawl(ctx context.Context, agentURL string) (store.AgentCrawl, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
+	var (
+		wg               sync.WaitGroup
+		agora            store.AgentCrawl
+		card             store.AgentCard
+		manifest         store.AgentManifest
+		errA, errC, errM error
+	)
+	wg.Go(func() { agora, errA = d.crawlAgora(ctx, agentURL) })
+	wg.Go(func() { card, errC = d.crawlCard(ctx, agentURL) })
+	wg.Go(func() { manifest, errM = d.crawlManifest(ctx, agentURL) })
+	wg.Wait()
+	c := agora
+	if errA != nil {
+		c = store.AgentCrawl{Agora: store.DialectState{Error: errA.Error()}}
+	}
+	if errC == nil {
+		c.A2A = &card
+	} else {
+		c.A2AState.Error = errC.Error()
+	}
+	if errM == nil {
+		c.ARD = &manifest
+	} else {
+		c.ARDState.Error = errM.Error()
+	}
+	if !c.Speaks() {
+		return store.AgentCrawl{}, ErrUnreachable.With("reading the agent's well-known documents failed: " +
+			strings.Join([]string{errA.Error(), errC.Error(), errM.Error()}, "; "))
+	}
+	return c, nil
+}
+
+// crawlAgora reads the Agora well-known list.
+func (d *Directory) crawlAgora(ctx context.Context, agentURL string) (store.AgentCrawl, error) {
 	var failures []string
 	for _, wk := range wellKnownPaths {
 		u := agentURL + wk.path
@@ -478,7 +515,86 @@ func (d *Directory) Crawl(ctx context.Context, agentURL string) (store.AgentCraw
 			break
 		}
 	}
-	return store.AgentCrawl{}, ErrUnreachable.With("reading the agent's well-known list failed: " + strings.Join(failures, "; "))
+	return store.AgentCrawl{}, errors.New(strings.Join(failures, "; "))
+}
+
+// crawlCard reads the A2A agent card and checks its signature.
+func (d *Directory) crawlCard(ctx context.Context, agentURL string) (store.AgentCard, error) {
+	u := agentURL + a2aCardPath
+	body, err := d.fetch.Get(ctx, u, d.cfg.MaxBytes)
+	var c store.AgentCard
+	if err == nil {
+		c, err = parseCard(body)
+	}
+	if err != nil {
+		return store.AgentCard{}, errors.New(a2aCardPath + ": " + reason(err))
+	}
+	c.URL = u
+	c.Signature, c.SignatureReason, c.SignatureKeyID = d.verifyCard(ctx, agentURL, body)
+	return c, nil
+}
+
+// crawlManifest reads the ARD manifest.
+func (d *Directory) crawlManifest(ctx context.Context, agentURL string) (store.AgentManifest, error) {
+	var failures []string
+	for _, p := range ardPaths {
+		u := agentURL + p
+		body, err := d.fetch.Get(ctx, u, d.cfg.MaxBytes)
+		if err == nil {
+			var m store.AgentManifest
+			if m, err = parseManifest(body); err == nil {
+				m.URL = u
+				return m, nil
+			}
+		}
+		failures = append(failures, p+": "+reason(err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return store.AgentManifest{}, errors.New(strings.Join(failures, "; "))
+}
+
+// merge carries into a good crawl the last good data of each dialect that
+// could not be read this time, until that dialect has failed MaxFailures
+// reads in a row; the agent's name and description come from its A2A
+// card when its Agora list gives none.
+func (d *Directory) merge(prev store.Agent, c store.AgentCrawl) store.AgentCrawl {
+	keep := func(failed bool, st *store.DialectState, prevSt store.DialectState, had bool) bool {
+		if !failed {
+			return false
+		}
+		st.Failures = prevSt.Failures + 1
+		st.Error = store.CheckAgentReason(st.Error)
+		return had && st.Failures < d.cfg.MaxFailures
+	}
+	if keep(c.WellKnownURL == "", &c.Agora, prev.Agora, prev.WellKnownURL != "") {
+		c.Name, c.Description, c.Kinds, c.WellKnownURL = prev.Name, prev.Description, prev.Kinds, prev.WellKnownURL
+		c.Supported, c.Unsupported = prev.Supported, prev.Unsupported
+	}
+	if keep(c.A2A == nil, &c.A2AState, prev.A2AState, prev.A2A != nil) {
+		c.A2A = prev.A2A
+	}
+	if keep(c.ARD == nil, &c.ARDState, prev.ARDState, prev.ARD != nil) {
+		c.ARD = prev.ARD
+	}
+	if c.Name == "" && c.A2A != nil {
+		c.Name, c.Description = c.A2A.Name, c.A2A.Description
+	}
+	return c
+}
+
+// record writes a good crawl of j's agent, merged with what its record held.
+func (d *Directory) record(j *job, crawl store.AgentCrawl, now time.Time) error {
+	prev, err := d.store.GetAgent(d.base, j.id)
+	if err != nil {
+		return err
+	}
+	if err := d.store.RecordCrawl(d.base, j.id, now, d.merge(prev, crawl), d.nextCrawl(now)); err != nil {
+		return err
+	}
+	j.agent, err = d.store.GetAgent(d.base, j.id)
+	return err
 }
 
 // reason is a failure in words fit to show anyone (the guard's classified
@@ -493,7 +609,7 @@ func reason(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timed out"
 	}
-	if errors.Is(err, errNotObject) {
+	if errors.Is(err, errNotObject) || errors.Is(err, errNotCard) || errors.Is(err, errNotManifest) {
 		return err.Error()
 	}
 	return "the fetch failed"
@@ -533,10 +649,7 @@ func (d *Directory) CrawlDue(ctx context.Context) (int, error) {
 func (d *Directory) recordRecrawl(j *job, crawl store.AgentCrawl, err error) {
 	now := d.cfg.Now()
 	if err == nil {
-		err = d.store.RecordCrawl(d.base, j.id, now, crawl, d.nextCrawl(now))
-		if err == nil {
-			j.agent, err = d.store.GetAgent(d.base, j.id)
-		}
+		err = d.record(j, crawl, now)
 		if err != nil && !errors.Is(err, store.ErrAgentNotFound) {
 			d.log.Warn("recording an agent crawl failed", "agent", j.id, "error", err)
 		}

@@ -99,7 +99,9 @@ type specStub struct {
 func newSpecStub(t *testing.T, list map[string][]string) *specStub {
 	s := &specStub{list: list}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.hits.Add(1)
+		if agoraPath(r.URL.Path) {
+			s.hits.Add(1)
+		}
 		if r.URL.Path != "/wellknown" || s.failing.Load() {
 			http.Error(w, "no", http.StatusNotFound)
 			return
@@ -110,6 +112,12 @@ func newSpecStub(t *testing.T, list map[string][]string) *specStub {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// agoraPath reports whether a crawl asked for an Agora well-known list
+// (it asks for the A2A card and the ARD manifest beside).
+func agoraPath(p string) bool {
+	return p == "/.well-known/agora" || p == "/.wellknown" || p == "/wellknown"
 }
 
 func (s *specStub) set(list map[string][]string) { s.mu.Lock(); s.list = list; s.mu.Unlock() }

@@ -58,3 +58,30 @@ func FuzzOrigin(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCardAndManifest: whatever an agent serves as its A2A card or
+// ARD manifest, parsing never panics and what it keeps fits the store's
+// limits.
+func FuzzParseCardAndManifest(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"n","skills":[{"id":"a","name":"b","tags":["t"],"examples":["e"]}],"supportedInterfaces":[{"url":"https://a/","protocolBinding":"GRPC"}]}`,
+		`{"name":"n","url":"https://a/","additionalInterfaces":[{"url":"https://b/","transport":"HTTP+JSON"}],"skills":{}}`,
+		`{"entries":[{"identifier":"urn:air:a:b","displayName":"d","type":"t","url":"https://a/x","tags":["x"],"data":{}}],"host":{"displayName":"h"}}`,
+		`{"entries":{}}`, `[]`, `null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if c, err := parseCard(raw); err == nil {
+			c.Signature = store.SignatureUnsigned
+			if err := (store.AgentCrawl{A2A: &c}).Check(); err != nil {
+				t.Fatalf("a card kept what the store refuses: %v", err)
+			}
+		}
+		if m, err := parseManifest(raw); err == nil {
+			if err := (store.AgentCrawl{ARD: &m}).Check(); err != nil {
+				t.Fatalf("a manifest kept what the store refuses: %v", err)
+			}
+		}
+	})
+}

@@ -71,7 +71,12 @@ type AgentProtocol struct {
 	Sources []string
 }
 
-// AgentCrawl is what one good crawl of an agent's well-known list read.
+// AgentCrawl is an agent's state after a good crawl, in every dialect it
+// speaks: the Agora well-known list (the fields up to Unsupported;
+// WellKnownURL "" when it publishes none), its A2A agent card and its ARD
+// manifest (nil when none), and how each dialect's last read went. A good
+// crawl read at least one dialect; the directory carries over the last
+// good data of a dialect whose read failed.
 type AgentCrawl struct {
 	Name         string
 	Description  string
@@ -79,7 +84,15 @@ type AgentCrawl struct {
 	WellKnownURL string // the well-known URL that answered
 	Supported    []AgentProtocol
 	Unsupported  []protocol.Digest
+
+	A2A *AgentCard
+	ARD *AgentManifest
+	// Agora, A2AState and ARDState are each dialect's last read.
+	Agora, A2AState, ARDState DialectState
 }
+
+// Speaks reports whether c holds data of at least one dialect.
+func (c AgentCrawl) Speaks() bool { return c.WellKnownURL != "" || c.A2A != nil || c.ARD != nil }
 
 // Check refuses a crawl outside the directory's limits.
 func (c AgentCrawl) Check() error {
@@ -99,6 +112,21 @@ func (c AgentCrawl) Check() error {
 	for _, k := range c.Kinds {
 		if k == "" || !fitsRunes(k, MaxAgentKindRunes) {
 			return bad("malformed kind")
+		}
+	}
+	for _, st := range []DialectState{c.Agora, c.A2AState, c.ARDState} {
+		if !fitsRunes(st.Error, MaxAgentErrorRunes) || st.Failures < 0 {
+			return bad("malformed dialect state")
+		}
+	}
+	if c.A2A != nil {
+		if err := c.A2A.check(); err != nil {
+			return err
+		}
+	}
+	if c.ARD != nil {
+		if err := c.ARD.check(); err != nil {
+			return err
 		}
 	}
 	for _, p := range c.Supported {
@@ -131,17 +159,48 @@ type Agent struct {
 	NextCrawl   time.Time
 	AgentCrawl
 	// SupportedCount and UnsupportedCount are the list lengths (list views
-	// carry counts only; GetAgent fills the lists too).
+	// carry counts only; GetAgent fills the lists, the card and the
+	// manifest too).
 	SupportedCount, UnsupportedCount int
+	// The A2A card's signature state ("" without a card), skill count and
+	// the ARD manifest's entry count (-1 without a manifest), for list views.
+	CardSignature                 string
+	CardSkillCount, ARDEntryCount int
 }
+
+// Dialects names the dialects an agent's record holds data of: "agora",
+// "a2a", "ard" (list views included).
+func (a Agent) Dialects() []string {
+	out := []string{}
+	if a.WellKnownURL != "" {
+		out = append(out, DialectAgora)
+	}
+	if a.CardSignature != "" {
+		out = append(out, DialectA2A)
+	}
+	if a.ARDEntryCount >= 0 {
+		out = append(out, DialectARD)
+	}
+	return out
+}
+
+// The dialects an agent may speak (AgentQuery.Dialect, Agent.Dialects).
+const (
+	DialectAgora = "agora"
+	DialectA2A   = "a2a"
+	DialectARD   = "ard"
+)
 
 // AgentQuery selects a page of agents, in registration order.
 type AgentQuery struct {
 	Speaks *protocol.Digest // lists it as supported
 	Kind   string           // lists this kind (exact)
-	Text   string           // in name, description or URL (case-insensitive substring)
-	Limit  int              // 0: DefaultPageSize; capped at MaxPageSize
-	Cursor string           // from the previous AgentPage.NextCursor
+	Text   string           // in name, description, URL, A2A card or ARD manifest (case-insensitive substring)
+	// Dialect keeps agents whose record holds data of one dialect:
+	// DialectAgora, DialectA2A or DialectARD ("" any).
+	Dialect string
+	Limit   int    // 0: DefaultPageSize; capped at MaxPageSize
+	Cursor  string // from the previous AgentPage.NextCursor
 }
 
 // MaxAgentQueryRunes caps AgentQuery.Text.
@@ -156,6 +215,11 @@ func (q AgentQuery) Normalize() (AgentQuery, int64, error) {
 	}
 	if !fitsRunes(q.Kind, MaxAgentKindRunes) {
 		return q, 0, ErrInvalid.With("malformed kind")
+	}
+	switch q.Dialect {
+	case "", DialectAgora, DialectA2A, DialectARD:
+	default:
+		return q, 0, ErrInvalid.With("a dialect is agora, a2a or ard")
 	}
 	switch {
 	case q.Limit <= 0:
@@ -176,7 +240,7 @@ func (q AgentQuery) Normalize() (AgentQuery, int64, error) {
 // AgentTextKey is the lower-cased text an AgentQuery.Text matches; the
 // engines store it so that both fold case alike (Unicode, in Go).
 func AgentTextKey(url string, c AgentCrawl) string {
-	return strings.ToLower(c.Name + "\n" + c.Description + "\n" + url)
+	return strings.ToLower(c.Name + "\n" + c.Description + "\n" + url + dialectText(c))
 }
 
 // LikePattern is a case-folded substring pattern for LIKE … ESCAPE '\'.

@@ -18,11 +18,11 @@ import (
 
 type agentsPage struct {
 	base
-	AgentQuery   string
-	Kind, Speaks string
-	Agents       []store.Agent
-	NextURL      string
-	Error        string
+	AgentQuery            string
+	Kind, Speaks, Dialect string
+	Agents                []store.Agent
+	NextURL               string
+	Error                 string
 }
 
 type agentPage struct {
@@ -48,8 +48,9 @@ func (p *Pages) agents(c echo.Context) error {
 		return errNoDirectory
 	}
 	qp := c.QueryParams()
-	page := agentsPage{base: base{Title: "Agents", Nav: "agents", Query: ""}, Kind: qp.Get("kind"), Speaks: qp.Get("speaks")}
-	q := store.AgentQuery{Text: qp.Get("q"), Kind: page.Kind, Cursor: qp.Get("cursor")}
+	page := agentsPage{base: base{Title: "Agents", Nav: "agents", Query: ""}, Kind: qp.Get("kind"), Speaks: qp.Get("speaks"),
+		Dialect: qp.Get("dialect")}
+	q := store.AgentQuery{Text: qp.Get("q"), Kind: page.Kind, Dialect: page.Dialect, Cursor: qp.Get("cursor")}
 	status := http.StatusOK
 	var err error
 	if page.Speaks != "" {
@@ -64,7 +65,7 @@ func (p *Pages) agents(c echo.Context) error {
 			page.Agents = res.Agents
 			if res.NextCursor != "" {
 				v := url.Values{}
-				for k, val := range map[string]string{"q": q.Text, "kind": q.Kind, "speaks": page.Speaks, "cursor": res.NextCursor} {
+				for k, val := range map[string]string{"q": q.Text, "kind": q.Kind, "dialect": q.Dialect, "speaks": page.Speaks, "cursor": res.NextCursor} {
 					if val != "" {
 						v.Set(k, val)
 					}

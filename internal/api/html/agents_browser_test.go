@@ -82,3 +82,54 @@ func TestBrowserAgentPages(t *testing.T) {
 		t.Errorf("exceptions: %q", thrown)
 	}
 }
+
+// TestBrowserAgentDialects: an agent speaking only A2A and ARD is listed
+// with its dialects and found by the dialect filter; its page shows the
+// card's signature state, interfaces and skills (a stranger's markup as
+// text) and the manifest's entries.
+func TestBrowserAgentDialects(t *testing.T) {
+	ctx, ev := newBrowser(t)
+	srv := startServer(t, serverOptions{})
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/agent-card.json":
+			io.WriteString(w, `{"name":"Route <i>Planner</i>","description":"plans routes","version":"1.2.0",
+				"supportedInterfaces":[{"url":"https://a.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+				"skills":[{"id":"r","name":"Traffic <script>alert(1)</script>Router","description":"routes around traffic","tags":["maps"],"examples":["from A to B"]}]}`)
+		case "/.well-known/ai-catalog.json":
+			io.WriteString(w, `{"host":{"displayName":"Acme"},"entries":[{"identifier":"urn:air:a.test:agent:r","displayName":"Router Entry","type":"application/a2a-agent-card+json","url":"https://a.test/card.json"}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(agent.Close)
+	if _, _, err := srv.dir.Register(context.Background(), agent.URL); err != nil {
+		t.Fatal(err)
+	}
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/agents")), "agents page")
+	must(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("agents-dialect"), "a2a")), "choosing a dialect")
+	_, err := chromedp.RunResponse(ctx, chromedp.Submit(chromedp.ID("agents-q")))
+	must(t, err, "filtering by dialect")
+	listed := run(t, ctx, "listed", chromedp.Evaluate[string](`document.getElementById("agent-list").textContent`))
+	if !strings.Contains(listed, "Route <i>Planner</i>") || !strings.Contains(listed, "A2A card, 1 skill (unsigned)") ||
+		!strings.Contains(listed, "ARD manifest, 1 entry") || strings.Contains(listed, "speaks") {
+		t.Errorf("the A2A agent is listed as %q", listed)
+	}
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("#agent-list a")))
+	must(t, err, "opening the agent page")
+	dialects := run(t, ctx, "dialects", chromedp.Evaluate[string](`document.getElementById("agent-dialects").textContent`))
+	signature := run(t, ctx, "signature", chromedp.Evaluate[string](`document.getElementById("card-signature").textContent`))
+	skills := run(t, ctx, "skills", chromedp.Evaluate[string](`document.getElementById("agent-skills").textContent`))
+	card := run(t, ctx, "card", chromedp.Evaluate[string](`document.getElementById("agent-a2a").textContent`))
+	entries := run(t, ctx, "entries", chromedp.Evaluate[string](`document.getElementById("agent-ard-entries").textContent`))
+	speaks := run(t, ctx, "no Agora section", chromedp.Evaluate[bool](`document.getElementById("agent-speaks") === null`))
+	if !strings.Contains(dialects, "A2A") || !strings.Contains(dialects, "ARD") || strings.Contains(dialects, "Agora") ||
+		signature != "unsigned" || !strings.Contains(skills, "Traffic <script>alert(1)</script>Router") ||
+		!strings.Contains(skills, "from A to B") || !strings.Contains(card, "JSONRPC") || !strings.Contains(entries, "Router Entry") || !speaks {
+		t.Errorf("agent page: dialects %q, signature %q, skills %q, card %q, entries %q, no Agora section %v",
+			dialects, signature, skills, card, entries, speaks)
+	}
+	if _, _, thrown := ev.snapshot(); len(thrown) > 0 {
+		t.Errorf("exceptions (a stranger's script ran?): %q", thrown)
+	}
+}

@@ -40,6 +40,9 @@ func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
 		"add":       func(a, b int) int { return a + b },
 		"plural":    plural.Count[int],
 		"minPrefix": func() int { return store.MinHashPrefix },
+		"dialectName": func(d string) string {
+			return map[string]string{store.DialectAgora: "Agora", store.DialectA2A: "A2A", store.DialectARD: "ARD"}[d]
+		},
 	}
 	t := &templates{pages: map[string]*template.Template{}}
 	for _, name := range pageNames {

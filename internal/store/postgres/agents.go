@@ -13,12 +13,15 @@ import (
 )
 
 const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, last_error, failures, next_crawl_at,
-	name, description, kinds, well_known_url, supported_count, unsupported_count`
+	name, description, kinds, well_known_url, supported_count, unsupported_count,
+	agora_error, agora_failures, a2a_signature, a2a_skill_count, a2a_error, a2a_failures, ard_entry_count, ard_error, ard_failures`
 
 func scanAgent(row pgx.Row) (store.Agent, error) {
 	var a store.Agent
 	err := row.Scan(&a.ID, &a.URL, &a.RegisteredAt, &a.LastCrawled, &a.LastSeen, &a.LastError, &a.Failures, &a.NextCrawl,
-		&a.Name, &a.Description, &a.Kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount)
+		&a.Name, &a.Description, &a.Kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount,
+		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
+		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures)
 	a.RegisteredAt, a.NextCrawl = a.RegisteredAt.UTC(), a.NextCrawl.UTC()
 	a.LastCrawled, a.LastSeen = asUTC(a.LastCrawled), asUTC(a.LastSeen)
 	if a.Kinds == nil {
@@ -135,11 +138,31 @@ func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Ti
 	if kinds == nil {
 		kinds = []string{}
 	}
+	card, err := store.DialectJSON(c.A2A)
+	if err != nil {
+		return err
+	}
+	manifest, err := store.DialectJSON(c.ARD)
+	if err != nil {
+		return err
+	}
+	signature, skills, entries := "", 0, -1
+	if c.A2A != nil {
+		signature, skills = c.A2A.Signature, c.A2A.SkillCount
+	}
+	if c.ARD != nil {
+		entries = c.ARD.EntryCount
+	}
 	if _, err := tx.Exec(ctx, `UPDATE agents SET name = $2, description = $3, kinds = $4, well_known_url = $5, text_key = $6,
 		last_crawled_at = $7, last_seen_at = $7, last_error = '', failures = 0, next_crawl_at = $8,
-		supported_count = $9, unsupported_count = $10 WHERE id = $1`,
+		supported_count = $9, unsupported_count = $10,
+		agora_error = $11, agora_failures = $12, a2a_card = $13::jsonb, a2a_signature = $14, a2a_skill_count = $15,
+		a2a_error = $16, a2a_failures = $17, ard_manifest = $18::jsonb, ard_entry_count = $19, ard_error = $20, ard_failures = $21
+		WHERE id = $1`,
 		id, c.Name, c.Description, kinds, c.WellKnownURL, store.AgentTextKey(url, c), at, next,
-		len(c.Supported), len(c.Unsupported)); err != nil {
+		len(c.Supported), len(c.Unsupported),
+		c.Agora.Error, c.Agora.Failures, nullJSON(card), signature, skills, c.A2AState.Error, c.A2AState.Failures,
+		nullJSON(manifest), entries, c.ARDState.Error, c.ARDState.Failures); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM agent_protocols WHERE agent_id = $1`, id); err != nil {
@@ -156,7 +179,7 @@ func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Ti
 	for _, d := range c.Unsupported {
 		rows = append(rows, []any{id, d[:], false, []string{}})
 	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"agent_protocols"}, []string{"agent_id", "digest", "supported", "sources"},
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"agent_protocols"}, []string{"agent_id", "digest", "supported", "sources"},
 		pgx.CopyFromRows(rows))
 	return err
 }
@@ -191,6 +214,16 @@ func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
 	}
 	if err != nil {
 		return store.Agent{}, mapErr(err)
+	}
+	var card, manifest []byte
+	if err := s.pool.QueryRow(ctx, `SELECT a2a_card::text, ard_manifest::text FROM agents WHERE id = $1`, id).Scan(&card, &manifest); err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	if a.A2A, err = store.ParseDialect[store.AgentCard](card); err != nil {
+		return store.Agent{}, fmt.Errorf("postgres: corrupt agent card of agent %d", id)
+	}
+	if a.ARD, err = store.ParseDialect[store.AgentManifest](manifest); err != nil {
+		return store.Agent{}, fmt.Errorf("postgres: corrupt ARD manifest of agent %d", id)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT digest, supported, sources FROM agent_protocols WHERE agent_id = $1 ORDER BY digest`, id)
 	if err != nil {
@@ -236,7 +269,8 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 		AND ($2::bytea IS NULL OR EXISTS (SELECT 1 FROM agent_protocols p WHERE p.agent_id = a.id AND p.digest = $2 AND p.supported))
 		AND ($3 = '' OR $3 = ANY (kinds))
 		AND ($4 = '' OR text_key LIKE $5) AND last_seen_at IS NOT NULL
-		ORDER BY id LIMIT $6`, after, speaks, q.Kind, q.Text, store.LikePattern(q.Text), q.Limit+1)
+		AND ($7 = '' OR $7 = 'agora' AND well_known_url <> '' OR $7 = 'a2a' AND a2a_signature <> '' OR $7 = 'ard' AND ard_entry_count >= 0)
+		ORDER BY id LIMIT $6`, after, speaks, q.Kind, q.Text, store.LikePattern(q.Text), q.Limit+1, q.Dialect)
 	if err != nil {
 		return store.AgentPage{}, mapErr(err)
 	}
@@ -363,4 +397,12 @@ func digestOf(b []byte) (protocol.Digest, error) {
 		return protocol.Digest{}, fmt.Errorf("postgres: a stored digest has %d bytes", len(b))
 	}
 	return protocol.Digest(b), nil
+}
+
+// nullJSON is a JSON document to store, NULL for none.
+func nullJSON(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
 }

@@ -14,7 +14,8 @@ import (
 )
 
 const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, last_error, failures, next_crawl_at,
-	name, description, kinds, well_known_url, supported_count, unsupported_count`
+	name, description, kinds, well_known_url, supported_count, unsupported_count,
+	agora_error, agora_failures, a2a_signature, a2a_skill_count, a2a_error, a2a_failures, ard_entry_count, ard_error, ard_failures`
 
 func scanAgent(sc scanner) (store.Agent, error) {
 	var (
@@ -24,7 +25,9 @@ func scanAgent(sc scanner) (store.Agent, error) {
 		kinds            string
 	)
 	if err := sc.Scan(&a.ID, &a.URL, &registered, &crawled, &seen, &a.LastError, &a.Failures, &next,
-		&a.Name, &a.Description, &kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount); err != nil {
+		&a.Name, &a.Description, &kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount,
+		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
+		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures); err != nil {
 		return store.Agent{}, err
 	}
 	a.RegisteredAt, a.NextCrawl = fromMicros(registered), fromMicros(next)
@@ -149,11 +152,30 @@ func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.T
 	if kinds == nil {
 		kinds = []string{}
 	}
+	card, err := store.DialectJSON(c.A2A)
+	if err != nil {
+		return err
+	}
+	manifest, err := store.DialectJSON(c.ARD)
+	if err != nil {
+		return err
+	}
+	signature, skills, entries := "", 0, -1
+	if c.A2A != nil {
+		signature, skills = c.A2A.Signature, c.A2A.SkillCount
+	}
+	if c.ARD != nil {
+		entries = c.ARD.EntryCount
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE agents SET name = ?, description = ?, kinds = ?, well_known_url = ?, text_key = ?,
 		last_crawled_at = ?, last_seen_at = ?, last_error = '', failures = 0, next_crawl_at = ?,
-		supported_count = ?, unsupported_count = ? WHERE id = ?`,
+		supported_count = ?, unsupported_count = ?,
+		agora_error = ?, agora_failures = ?, a2a_card = ?, a2a_signature = ?, a2a_skill_count = ?, a2a_error = ?, a2a_failures = ?,
+		ard_manifest = ?, ard_entry_count = ?, ard_error = ?, ard_failures = ? WHERE id = ?`,
 		c.Name, c.Description, jsonText(kinds), c.WellKnownURL, store.AgentTextKey(url, c), at.UnixMicro(), at.UnixMicro(),
-		next.UnixMicro(), len(c.Supported), len(c.Unsupported), id); err != nil {
+		next.UnixMicro(), len(c.Supported), len(c.Unsupported),
+		c.Agora.Error, c.Agora.Failures, nullText(card), signature, skills, c.A2AState.Error, c.A2AState.Failures,
+		nullText(manifest), entries, c.ARDState.Error, c.ARDState.Failures, id); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_protocols WHERE agent_id = ?`, id); err != nil {
@@ -212,6 +234,16 @@ func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
 	if err != nil {
 		return store.Agent{}, mapErr(err)
 	}
+	var card, manifest sql.NullString
+	if err := s.read.QueryRowContext(ctx, `SELECT a2a_card, ard_manifest FROM agents WHERE id = ?`, id).Scan(&card, &manifest); err != nil {
+		return store.Agent{}, mapErr(err)
+	}
+	if a.A2A, err = store.ParseDialect[store.AgentCard]([]byte(card.String)); err != nil {
+		return store.Agent{}, fmt.Errorf("corrupt agent card of agent %d", id)
+	}
+	if a.ARD, err = store.ParseDialect[store.AgentManifest]([]byte(manifest.String)); err != nil {
+		return store.Agent{}, fmt.Errorf("corrupt ARD manifest of agent %d", id)
+	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, supported, sources FROM agent_protocols WHERE agent_id = ? ORDER BY hex`, id)
 	if err != nil {
 		return store.Agent{}, mapErr(err)
@@ -260,6 +292,14 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 	if q.Kind != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM json_each(a.kinds) WHERE value = ?)`)
 		args = append(args, q.Kind)
+	}
+	switch q.Dialect {
+	case store.DialectAgora:
+		where = append(where, `well_known_url <> ''`)
+	case store.DialectA2A:
+		where = append(where, `a2a_signature <> ''`)
+	case store.DialectARD:
+		where = append(where, `ard_entry_count >= 0`)
 	}
 	if q.Text != "" {
 		where = append(where, `text_key LIKE ? ESCAPE '\'`)
@@ -376,4 +416,12 @@ func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]stor
 		out = append(out, a)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// nullText is a stored JSON document, NULL for none.
+func nullText(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -274,5 +275,95 @@ func testAgentCapsConcurrent(t *testing.T, open Opener) {
 	}
 	if n := created.Load(); n != total {
 		t.Fatalf("%d racing reservations added %d agents, want the cap %d", racers, n, total)
+	}
+}
+
+// testAgentDialects: an agent record keeps its A2A card and ARD manifest
+// whole, with each dialect's read state; list views show which dialects
+// it speaks, the dialect filter and text search reach card and manifest.
+func testAgentDialects(t *testing.T, open Opener) {
+	s := open(t)
+	c := ctx(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	card := &store.AgentCard{
+		URL: "https://a2a.test/.well-known/agent-card.json", Name: "Route Planner", Description: "plans routes", Version: "1.2.0",
+		Skills: []store.A2ASkill{
+			{ID: "route", Name: "Traffic-Aware Routing", Description: "routes", Tags: []string{"maps", "traffic"}, Examples: []string{"from A to B"}},
+			{ID: "bare", Name: "Bare", Tags: []string{}, Examples: []string{}},
+		},
+		Interfaces:      []store.A2AInterface{{URL: "https://a2a.test/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
+		SkillCount:      5,
+		Signature:       store.SignatureInvalid,
+		SignatureReason: "no signature verified",
+	}
+	manifest := &store.AgentManifest{URL: "https://a2a.test/.well-known/ai-catalog.json", Host: "Acme", EntryCount: 3, Entries: []store.ARDEntry{
+		{Identifier: "urn:air:a2a.test:agent:x", DisplayName: "Weather Node Ωmega", Type: "application/mcp-server-card+json",
+			URL: "https://a2a.test/x.json", Tags: []string{"weather"}, Capabilities: []string{"Forecast"}},
+		{Identifier: "urn:air:a2a.test:agent:y", DisplayName: "Inline", Type: "application/a2a-agent-card+json", Inline: true, Tags: []string{}, Capabilities: []string{}},
+	}}
+	crawl := store.AgentCrawl{Kinds: []string{}, A2A: card, ARD: manifest,
+		Agora: store.DialectState{Error: "the server answered 404 Not Found", Failures: 2}}
+	a, _, err := s.RegisterAgent(c, "https://a2a.test", now, crawl, now.Add(time.Hour))
+	noErr(t, "RegisterAgent of an A2A agent", err)
+	if !reflect.DeepEqual(a.A2A, card) || !reflect.DeepEqual(a.ARD, manifest) {
+		t.Fatalf("card or manifest changed in the store:\n%+v\n%+v", a.A2A, a.ARD)
+	}
+	if a.Agora != crawl.Agora || a.A2AState != (store.DialectState{}) || !reflect.DeepEqual(a.Dialects(), []string{"a2a", "ard"}) {
+		t.Fatalf("dialect states: %+v %+v %v", a.Agora, a.A2AState, a.Dialects())
+	}
+	other, _, err := s.RegisterAgent(c, "http://agora.test", now, crawlOf("Agora Only", nil, []int{1}, nil), now.Add(time.Hour))
+	noErr(t, "RegisterAgent of an Agora agent", err)
+	if other.A2A != nil || other.ARD != nil || other.ARDEntryCount != -1 || !reflect.DeepEqual(other.Dialects(), []string{"agora"}) {
+		t.Fatalf("an Agora-only agent: %+v", other)
+	}
+	list := func(q store.AgentQuery) []int64 {
+		t.Helper()
+		p, err := s.ListAgents(c, q)
+		noErr(t, "ListAgents", err)
+		var ids []int64
+		for _, x := range p.Agents {
+			ids = append(ids, x.ID)
+			if x.ID == a.ID && (x.CardSignature != store.SignatureInvalid || x.CardSkillCount != 5 || x.ARDEntryCount != 3 || x.A2A != nil) {
+				t.Fatalf("list view of the A2A agent: %+v", x)
+			}
+		}
+		return ids
+	}
+	for _, tc := range []struct {
+		q    store.AgentQuery
+		want []int64
+	}{
+		{store.AgentQuery{Dialect: store.DialectA2A}, []int64{a.ID}},
+		{store.AgentQuery{Dialect: store.DialectARD}, []int64{a.ID}},
+		{store.AgentQuery{Dialect: store.DialectAgora}, []int64{other.ID}},
+		{store.AgentQuery{Text: "traffic-aware"}, []int64{a.ID}}, // a skill's name
+		{store.AgentQuery{Text: "MAPS"}, []int64{a.ID}},          // a skill's tag
+		{store.AgentQuery{Text: "ωMEGA"}, []int64{a.ID}},         // an ARD entry's name
+		{store.AgentQuery{Text: "route planner"}, []int64{a.ID}}, // the card's name
+	} {
+		if got := list(tc.q); !reflect.DeepEqual(got, tc.want) {
+			t.Fatalf("%+v: got %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if _, err := s.ListAgents(c, store.AgentQuery{Dialect: "mcp"}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("an unknown dialect: %v", err)
+	}
+	// A crawl without a card or manifest clears them.
+	noErr(t, "RecordCrawl", s.RecordCrawl(c, a.ID, now, crawlOf("Now Agora", nil, []int{2}, nil), now.Add(time.Hour)))
+	got, err := s.GetAgent(c, a.ID)
+	noErr(t, "GetAgent", err)
+	if got.A2A != nil || got.ARD != nil || got.CardSignature != "" || got.ARDEntryCount != -1 || list(store.AgentQuery{Dialect: store.DialectA2A}) != nil {
+		t.Fatalf("a crawl without a card kept it: %+v", got)
+	}
+	// The limits hold in the store too.
+	for name, bad := range map[string]store.AgentCrawl{
+		"skills":    {A2A: &store.AgentCard{Signature: store.SignatureUnsigned, Skills: make([]store.A2ASkill, store.MaxA2ASkills+1)}},
+		"signature": {A2A: &store.AgentCard{Signature: "trusted"}},
+		"entries":   {ARD: &store.AgentManifest{Entries: make([]store.ARDEntry, store.MaxARDEntries+1)}},
+		"tags":      {ARD: &store.AgentManifest{Entries: []store.ARDEntry{{Tags: make([]string, store.MaxARDEntryTags+1)}}}},
+	} {
+		if err := s.RecordCrawl(c, a.ID, now, bad, now); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("%s over the limits: %v", name, err)
+		}
 	}
 }

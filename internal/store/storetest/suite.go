@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 	t.Run("AgentReservations", func(t *testing.T) { testAgentReservations(t, open) })
 	t.Run("AgentCapsConcurrent", func(t *testing.T) { testAgentCapsConcurrent(t, open) })
+	t.Run("AgentDialects", func(t *testing.T) { testAgentDialects(t, open) })
 	t.Run("Adoption", func(t *testing.T) { testAdoption(t, open) })
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })

@@ -1,0 +1,12 @@
+ALTER TABLE agents
+    DROP COLUMN agora_error,
+    DROP COLUMN agora_failures,
+    DROP COLUMN a2a_card,
+    DROP COLUMN a2a_signature,
+    DROP COLUMN a2a_skill_count,
+    DROP COLUMN a2a_error,
+    DROP COLUMN a2a_failures,
+    DROP COLUMN ard_manifest,
+    DROP COLUMN ard_entry_count,
+    DROP COLUMN ard_error,
+    DROP COLUMN ard_failures;

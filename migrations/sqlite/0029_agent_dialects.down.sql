@@ -1,0 +1,11 @@
+ALTER TABLE agents DROP COLUMN agora_error;
+ALTER TABLE agents DROP COLUMN agora_failures;
+ALTER TABLE agents DROP COLUMN a2a_card;
+ALTER TABLE agents DROP COLUMN a2a_signature;
+ALTER TABLE agents DROP COLUMN a2a_skill_count;
+ALTER TABLE agents DROP COLUMN a2a_error;
+ALTER TABLE agents DROP COLUMN a2a_failures;
+ALTER TABLE agents DROP COLUMN ard_manifest;
+ALTER TABLE agents DROP COLUMN ard_entry_count;
+ALTER TABLE agents DROP COLUMN ard_error;
+ALTER TABLE agents DROP COLUMN ard_failures;
