@@ -232,3 +232,32 @@ func TestFederationKeepsAtMostSizeResultsPerPeer(t *testing.T) {
 		t.Fatalf("%d results, %d skipped", len(rs), skipped)
 	}
 }
+
+// TestAgentEntryCarriesTheA2ACard: an agent read as one record (with its
+// A2A card) says what it serves through its skills' examples and tags,
+// bounded however many the card lists.
+func TestAgentEntryCarriesTheA2ACard(t *testing.T) {
+	card := &store.AgentCard{Name: "Booker", Description: "Books tables."}
+	for i := range 50 {
+		card.Skills = append(card.Skills, store.A2ASkill{ID: fmt.Sprint(i), Name: "book",
+			Tags: []string{fmt.Sprint("tag", i), "booking"}, Examples: []string{fmt.Sprint("book a table for ", i)}})
+	}
+	a := store.Agent{URL: "https://booker.example", CardSignature: store.SignatureVerified, ARDEntryCount: -1}
+	a.A2A = card
+	e, ok := AgentEntry(a)
+	if !ok {
+		t.Fatal("no entry")
+	}
+	if e.DisplayName != "Booker" || e.Description != "Books tables." {
+		t.Errorf("name and description not taken from the card: %q %q", e.DisplayName, e.Description)
+	}
+	if len(e.RepresentativeQueries) != 5 || e.RepresentativeQueries[0] != "book a table for 0" {
+		t.Errorf("representativeQueries: %q", e.RepresentativeQueries)
+	}
+	if len(e.Tags) != maxAgentTags {
+		t.Errorf("%d tags from 50 skills, want %d", len(e.Tags), maxAgentTags)
+	}
+	if d := e.Metadata["dialects"]; d != store.DialectA2A {
+		t.Errorf("dialects: %v", e.Metadata["dialects"])
+	}
+}

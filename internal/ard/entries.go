@@ -3,6 +3,7 @@ package ard
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,9 @@ func ProtocolEntry(base, publisher string, e store.Entry) Entry {
 	return out
 }
 
+// maxAgentTags bounds the tags an agent entry gathers from its skills.
+const maxAgentTags = 20
+
 // AgentEntry is a directory agent as a catalog entry: the one place an
 // agent record becomes ARD, so what the crawl learns later (A2A skills)
 // is added here. The entry points at the well-known list the crawl read;
@@ -149,6 +153,31 @@ func AgentEntry(a store.Agent) (Entry, bool) {
 	}
 	for _, p := range a.Supported[:min(len(a.Supported), maxCapabilities)] {
 		out.Capabilities = append(out.Capabilities, p.Digest.Hex())
+	}
+	out.Metadata["dialects"] = strings.Join(a.Dialects(), ",") // metadata values are scalars
+	if a.CardSignature != "" {
+		out.Metadata["cardSignature"] = a.CardSignature
+	}
+	if c := a.A2A; c != nil { // filled for one agent (GetAgent), not in lists
+		if out.DisplayName == hostPublisher(a.URL) && c.Name != "" {
+			out.DisplayName = c.Name
+		}
+		if out.Description == "" {
+			out.Description = c.Description
+		}
+		// A skill's examples are the tasks the agent says it serves.
+		for _, sk := range c.Skills {
+			for _, tag := range sk.Tags {
+				if len(out.Tags) < maxAgentTags && !slices.Contains(out.Tags, tag) {
+					out.Tags = append(out.Tags, tag)
+				}
+			}
+			for _, ex := range sk.Examples {
+				if len(out.RepresentativeQueries) < 5 {
+					out.RepresentativeQueries = append(out.RepresentativeQueries, ex)
+				}
+			}
+		}
 	}
 	if a.LastSeen != nil {
 		out.UpdatedAt = a.LastSeen.UTC().Format(time.RFC3339)
