@@ -75,7 +75,7 @@ type matchWeights struct {
 
 // demoted is the share of its points a deprecated or superseded document
 // loses; its replacement takes them over (matchReplacements).
-var defaultMatchWeights = matchWeights{text: 1, field: 1, agents: 0.5, adoption: 0.5, demoted: 0.5}
+var defaultMatchWeights = matchWeights{text: 1, field: 1, agents: 1, adoption: 1, demoted: 0.5}
 
 // stopWords never take part in a search: they would match nearly every
 // document and crowd the candidates.
@@ -150,13 +150,14 @@ func (s *Service) match(ctx context.Context, r MatchRequest, w matchWeights) ([]
 	return out[:min(len(out), r.Limit)], nil
 }
 
-// searchWords are the task's words, then the schemas' field words, distinct,
-// at most store.MaxMatchWords: the task says more of what is wanted.
+// searchWords are the task's words (taskWords), then the schemas' field
+// words, distinct, at most store.MaxMatchWords: the task says more of what
+// is wanted.
 func searchWords(lists ...[]string) []string {
 	var out []string
 	for _, l := range lists {
 		for _, w := range l {
-			if len(out) < store.MaxMatchWords && !stopWords[w] && !slices.Contains(out, w) {
+			if len(out) < store.MaxMatchWords && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}
