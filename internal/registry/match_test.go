@@ -42,12 +42,12 @@ func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
 		names[hex] = name
 		return hex
 	}
-	publish("agents", "Forecast Weather Hub", "A hub.", "Ask it.", "")                                  // title 6 + 5 agents = 11
-	publish("fields", "Weather Forecast Service", "A service.", "Send city and units.", "")             // title 6 + fields 4 = 10
-	adopted := publish("adoption", "Weather Feed", "A feed.", "Read it.", "")                           // title 3 + fetches 4 = 7
-	old := publish("superseded", "Weather Almanac", "An almanac.", "Give the city in units.", "")       // title 3 + fields 4 − 4 = 3
-	publish("newer", "Weather Forecast Archive 2", "An archive.", "Ask the archive.", old)              // title 6
-	publish("description", "Climate Notes", "Weather outlooks, forecast notes.", "Read notes.", "")     // description 4
+	publish("agents", "Forecast Weather Hub", "A hub.", "Ask it.", "")                              // title 6 + 5 agents = 11
+	publish("fields", "Weather Forecast Service", "A service.", "Send city and units.", "")         // title 6 + fields 4 = 10
+	adopted := publish("adoption", "Weather Feed", "A feed.", "Read it.", "")                       // title 3 + fetches 4 = 7
+	old := publish("superseded", "Weather Almanac", "An almanac.", "Give the city in units.", "")   // title 3 + fields 4 − 4 = 3
+	publish("newer", "Weather Forecast Archive 2", "An archive.", "Ask the archive.", old)          // title 6
+	publish("description", "Climate Notes", "Weather outlooks, forecast notes.", "Read notes.", "") // description 4
 	publish("heading", "Sky Log", "A log of the sky.", "## Weather forecast of each night\n\nNotes.", "")
 	publish("unrelated", "Tide Tables", "Harbour tides.", "High and low water.", "")
 	for hex, name := range names {

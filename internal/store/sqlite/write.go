@@ -38,7 +38,7 @@ func (s *Store) writeTxLocked(ctx context.Context, fn func(tx *sql.Tx) error) er
 // statements, handing out strictly increasing creation times.
 type inserter struct {
 	doc, content, tag, word, fts, metaFTS, matchFTS *sql.Stmt
-	lastCreated                           int64 // Unix microseconds
+	lastCreated                                     int64 // Unix microseconds
 	// pending are full-text rows written by flush, for both full-text
 	// tables. FTS5 writes its in-memory index to disk at every statement
 	// savepoint, so text interleaved with other inserts makes one tiny
