@@ -367,3 +367,18 @@ func containsName(text, name string) bool {
 func identByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 0x80
 }
+
+// WithQueries fills e's RepresentativeQueries from its bytes (the store
+// keeps them only in the match index), reading them unless e has Content.
+func (s *Service) WithQueries(ctx context.Context, e store.Entry) store.Entry {
+	body := e.Content
+	if body == nil {
+		var err error
+		if body, err = s.Raw(ctx, e.Digest); err != nil {
+			return e // shown without them
+		}
+	}
+	m, _ := protocol.ParseMetadata(body)
+	e.Metadata.RepresentativeQueries = m.RepresentativeQueries
+	return e
+}
