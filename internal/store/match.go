@@ -14,6 +14,10 @@ import (
 const (
 	MaxMatchWords = 12
 	MaxMatchHits  = 100
+	// MatchCommonRows: a word held by this many documents or more is
+	// common; an engine may leave it out of a search that has rarer
+	// words, so one search scores fewer than MaxMatchWords × this rows.
+	MatchCommonRows = 2000
 	// Headings indexed per document, from the first matchHeadingScan
 	// bytes of its body.
 	maxMatchHeadings = 32
