@@ -111,9 +111,9 @@ func Main(ctx context.Context, c Config) error {
 }
 
 func rowLine(r Row) string {
-	return fmt.Sprintf("%s n=%d %s queries=%v  dev top1=%.3f top3=%.3f p50=%.1fms p95=%.1fms  held-out top1=%.3f top3=%.3f p95=%.1fms",
-		r.Engine, r.Documents, r.Ranking, r.Queries, r.Dev.Top1, r.Dev.Top3, r.Dev.P50Millis, r.Dev.P95Millis,
-		r.HeldOut.Top1, r.HeldOut.Top3, r.HeldOut.P95Millis)
+	return fmt.Sprintf("%s n=%d %s queries=%v  dev top1=%.3f top3=%.3f p50=%.1fms p95=%.1fms cpu p95=%.1fms  held-out top1=%.3f top3=%.3f p95=%.1fms cpu p95=%.1fms",
+		r.Engine, r.Documents, r.Ranking, r.Queries, r.Dev.Top1, r.Dev.Top3, r.Dev.P50Millis, r.Dev.P95Millis, r.Dev.CPUP95Millis,
+		r.HeldOut.Top1, r.HeldOut.Top3, r.HeldOut.P95Millis, r.HeldOut.CPUP95Millis)
 }
 
 func open(ctx context.Context, engine string, getenv func(string) string) (store.Store, func(), error) {

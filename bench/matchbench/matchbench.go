@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	storebench "github.com/agora-registry/registry/bench/store"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -193,6 +194,10 @@ type Score struct {
 	Top3      float64 `json:"top3"`
 	P50Millis float64 `json:"p50Ms"`
 	P95Millis float64 `json:"p95Ms"`
+	// CPU time of the process per match (user + system): on a shared
+	// machine wall time mostly measures the neighbours.
+	CPUP50Millis float64 `json:"cpuP50Ms"`
+	CPUP95Millis float64 `json:"cpuP95Ms"`
 }
 
 // Row is one configuration measured.
@@ -214,14 +219,14 @@ type Ranker func(ctx context.Context, r registry.MatchRequest) (registry.MatchRe
 func Run(ctx context.Context, rank Ranker, keys map[protocol.Digest]string, tasks []Task, miss func(t Task, got []string)) (dev, held Score, err error) {
 	type res struct {
 		top1, top3 bool
-		took       time.Duration
+		took, cpu  time.Duration
 	}
 	var devRes, heldRes []res
 	for round := range 2 {
 		for _, t := range tasks {
-			start := time.Now()
+			start, cpu := time.Now(), storebench.ProcessCPU()
 			out, err := rank(ctx, registry.MatchRequest{Task: t.Text, Limit: 3})
-			took := time.Since(start)
+			took, cpu := time.Since(start), storebench.ProcessCPU()-cpu
 			if err != nil {
 				return dev, held, fmt.Errorf("%q: %w", t.Text, err)
 			}
@@ -232,7 +237,7 @@ func Run(ctx context.Context, rank Ranker, keys map[protocol.Digest]string, task
 			for _, m := range out.Items {
 				got = append(got, keys[m.Entry.Digest])
 			}
-			r := res{took: took}
+			r := res{took: took, cpu: cpu}
 			for i, k := range got {
 				if slices.Contains(t.Right, k) {
 					r.top1, r.top3 = i == 0, true
@@ -251,8 +256,9 @@ func Run(ctx context.Context, rank Ranker, keys map[protocol.Digest]string, task
 	}
 	score := func(rs []res) Score {
 		s := Score{Tasks: len(rs)}
-		var ts []time.Duration
+		var ts, cs []time.Duration
 		for _, r := range rs {
+			cs = append(cs, r.cpu)
 			if r.top1 {
 				s.Top1++
 			}
@@ -266,6 +272,8 @@ func Run(ctx context.Context, rank Ranker, keys map[protocol.Digest]string, task
 		slices.Sort(ts)
 		s.P50Millis = millis(ts[len(ts)/2])
 		s.P95Millis = millis(ts[min(len(ts)-1, len(ts)*95/100)])
+		slices.Sort(cs)
+		s.CPUP50Millis, s.CPUP95Millis = millis(cs[len(cs)/2]), millis(cs[min(len(cs)-1, len(cs)*95/100)])
 		return s
 	}
 	return score(devRes), score(heldRes), nil

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
@@ -292,18 +291,7 @@ func fieldWords(fields []string) []string {
 	return out
 }
 
-// wordSet is the set of a text's words (split as store.Terms splits, but
-// all of them), with a trailing plural 's' folded.
-func wordSet(text string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		set[fold(w)] = true
-	}
-	return set
-}
-
+// fold drops a plural's trailing 's'.
 func fold(w string) string {
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 		return w[:len(w)-1]
@@ -325,10 +313,11 @@ func (m *Match) add(kind string, matched []string, points float64) {
 func scoreMatch(e store.Entry, body []byte, text float64, words, fields []string, sig Signals, w matchWeights) Match {
 	m := Match{Entry: e, Signals: sig}
 	lower := strings.ToLower(string(body))
-	doc := wordSet(lower)
 	var found []string
 	for _, word := range words {
-		if doc[fold(word)] {
+		// The word, its plural or its singular, as a whole word: a look-up
+		// per task word costs less than a set of the document's words.
+		if f := fold(word); containsName(lower, f) || containsName(lower, f+"s") {
 			found = append(found, word)
 		}
 	}
