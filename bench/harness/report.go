@@ -2,8 +2,10 @@ package harness
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +26,13 @@ func WriteReport(resultsDir, reportPath string) error {
 		return err
 	}
 	gen := RenderRuns(runs)
+	if m, err := os.ReadFile(filepath.Join(resultsDir, "match.json")); err == nil {
+		table, err := renderMatch(m)
+		if err != nil {
+			return fmt.Errorf("match.json: %w", err)
+		}
+		gen = bytes.Replace(gen, []byte(endMarker), append(table, endMarker...), 1)
+	}
 	old, err := os.ReadFile(reportPath)
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -395,4 +404,43 @@ func keptScenarios(r *EngineRun) string {
 		when += "–" + last.Format("15:04")
 	}
 	return fmt.Sprintf("%s (%s UTC)", strings.Join(names, ", "), when)
+}
+
+// matchRow is a row of docs/benchmarks/match.json (bench/matchbench).
+type matchRow struct {
+	Engine    string `json:"engine"`
+	Documents int    `json:"documents"`
+	Ranking   string `json:"ranking"`
+	Queries   bool   `json:"representativeQueries"`
+	Dev       struct {
+		Tasks                  int
+		Top1, Top3             float64
+		P50Ms, P95Ms, CPUP95Ms float64
+	} `json:"dev"`
+	HeldOut struct {
+		Tasks                  int
+		Top1, Top3             float64
+		P50Ms, P95Ms, CPUP95Ms float64
+	} `json:"heldOut"`
+}
+
+// renderMatch renders the task match benchmark's table.
+func renderMatch(data []byte) ([]byte, error) {
+	var rows []matchRow
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("### Task match (`cd bench && go run ./cmd/matchbench`)\n\n")
+	b.WriteString("| engine | documents | ranking | queries | dev top-1 / top-3 | held-out top-1 / top-3 | wall p50 / p95 | CPU p95 |\n|---|--:|---|---|--:|--:|--:|--:|\n")
+	for _, r := range rows {
+		q := "no"
+		if r.Queries {
+			q = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f ms | %.1f ms |\n", engineTitle(r.Engine), thousands(r.Documents),
+			r.Ranking, q, r.Dev.Top1, r.Dev.Top3, r.HeldOut.Top1, r.HeldOut.Top3, r.Dev.P50Ms, r.Dev.P95Ms, max(r.Dev.CPUP95Ms, r.HeldOut.CPUP95Ms))
+	}
+	b.WriteString("\n")
+	return b.Bytes(), nil
 }

@@ -166,7 +166,7 @@ func TestAdoptionCountsShowInViews(t *testing.T) {
 func TestMatchTakesATaskSchema(t *testing.T) {
 	f := newDirectoryServer(t, true)
 	res, body := postJSON(t, f.url+"/api/v1/match", `{"description": "weather for a town", "input_schema": {"type": "object", "properties": {"town": {"type": "string"}}, "required": ["town"]}, "output_schema": {"type": "string", "description": "the weather"}}`)
-	if res.StatusCode != 200 || !strings.Contains(body, `"hex":"`+f.hex+`"`) || !strings.Contains(body, `"kind":"title","words":["weather"]`) {
+	if res.StatusCode != 200 || !strings.Contains(body, `"hex":"`+f.hex+`"`) || !strings.Contains(body, `"kind":"text","words":["weather"]`) {
 		t.Fatalf("match: %d %s", res.StatusCode, body)
 	}
 	if res, body := postJSON(t, f.url+"/api/v1/match", `{"task": "the"}`); res.StatusCode != 400 || !strings.Contains(body, "empty_match") {

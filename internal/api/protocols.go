@@ -142,7 +142,7 @@ func (s *Server) getProtocol(c echo.Context) error {
 	if sub == subVersions {
 		return s.protocolVersions(c, e)
 	}
-	view := protocolView(s.svc, e)
+	view := protocolView(s.svc, s.svc.WithQueries(ctx, e))
 	versions, err := s.svc.Versions(ctx, e)
 	if err != nil {
 		return err

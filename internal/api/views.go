@@ -11,20 +11,23 @@ import (
 // ProtocolView is the JSON form of one entry. The digest spellings are
 // plain strings ("hex", "base64"), which scripts rely on.
 type ProtocolView struct {
-	Hex         string    `json:"hex"`
-	Base64      string    `json:"base64"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
-	Tags        []string  `json:"tags"`
-	Multiround  bool      `json:"multiround"`
-	Version     string    `json:"version,omitempty"`
-	Supersedes  string    `json:"supersedes,omitempty"`
-	Authors     []string  `json:"authors,omitempty"`
-	License     string    `json:"license,omitempty"`
-	Size        int       `json:"size"`
-	CreatedAt   time.Time `json:"createdAt"`
-	Origin      string    `json:"origin"`
-	Publisher   string    `json:"publisher"`
+	Hex         string   `json:"hex"`
+	Base64      string   `json:"base64"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Tags        []string `json:"tags"`
+	Multiround  bool     `json:"multiround"`
+	Version     string   `json:"version,omitempty"`
+	Supersedes  string   `json:"supersedes,omitempty"`
+	Authors     []string `json:"authors,omitempty"`
+	License     string   `json:"license,omitempty"`
+	// RepresentativeQueries are the tasks the document says it serves;
+	// set on the one-entry view (GET /api/v1/protocols/{hash}).
+	RepresentativeQueries []string  `json:"representativeQueries,omitempty"`
+	Size                  int       `json:"size"`
+	CreatedAt             time.Time `json:"createdAt"`
+	Origin                string    `json:"origin"`
+	Publisher             string    `json:"publisher"`
 	// Status is active, deprecated or withdrawn; a deprecation may carry
 	// a message and the hash of a replacement.
 	Status          string     `json:"status"`
@@ -87,7 +90,7 @@ func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
 	v := ProtocolView{
 		Hex: e.Digest.Hex(), Base64: e.Digest.Base64(),
 		Title: m.Title, Description: m.Description, Tags: nonNil(m.Tags), Multiround: m.Multiround,
-		Version: m.Version, Authors: m.Authors, License: m.License,
+		Version: m.Version, Authors: m.Authors, License: m.License, RepresentativeQueries: m.RepresentativeQueries,
 		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin, Publisher: e.Publisher,
 		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
 		SDKCompatible: m.FrontMatter, Superseded: e.Superseded(),

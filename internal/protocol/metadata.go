@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -18,6 +21,10 @@ const (
 	MaxTagRunes         = 40
 	MaxAuthors          = 20
 	MaxShortFieldRunes  = 200
+	// A protocol names 2 to 5 representative queries, each a short task.
+	MinRepresentativeQueries    = 2
+	MaxRepresentativeQueries    = 5
+	MaxRepresentativeQueryRunes = 120
 )
 
 // Metadata describes a document. Title, Description and Multiround are the
@@ -34,6 +41,9 @@ type Metadata struct {
 	Supersedes  *Digest  `json:"supersedes,omitempty"`
 	Authors     []string `json:"authors,omitempty"`
 	License     string   `json:"license,omitempty"`
+	// RepresentativeQueries are tasks the protocol serves, in users' words
+	// (front matter "representativeQueries"); task match searches them.
+	RepresentativeQueries []string `json:"representativeQueries,omitempty"`
 	// FrontMatter reports whether the Agora Python SDK can read the
 	// document's YAML block (ReadLikeSDK): the API's sdkCompatible.
 	FrontMatter bool `json:"frontMatter"`
@@ -69,6 +79,7 @@ type frontMatter struct {
 	Supersedes  yaml.Node `yaml:"supersedes"`
 	Authors     yaml.Node `yaml:"authors"`
 	License     yaml.Node `yaml:"license"`
+	Queries     yaml.Node `yaml:"representativeQueries"`
 }
 
 // ParseMetadata reads a document's metadata. It never fails: problems become
@@ -186,7 +197,48 @@ func (m *Metadata) readFrontMatter(block []byte) []Lint {
 			m.Authors = append(m.Authors, a)
 		}
 	}
-	return lints
+	var queryLints []Lint
+	m.RepresentativeQueries, queryLints = readQueries(&fm.Queries)
+	return append(lints, queryLints...)
+}
+
+// readQueries reads representativeQueries: a list of 2 to 5 plain texts of
+// at most MaxRepresentativeQueryRunes each. Extra queries are dropped and long ones cut,
+// each with a lint; anything but a list of texts is ignored.
+func readQueries(n *yaml.Node) ([]string, []Lint) {
+	const field = "representativeQueries"
+	if n = resolveAlias(n); n.IsZero() || n.Tag == "!!null" {
+		return nil, nil
+	}
+	want := fmt.Sprintf("a list of %d to %d short tasks in plain words", MinRepresentativeQueries, MaxRepresentativeQueries)
+	bad := []Lint{{LintInvalidField, fmt.Sprintf("front matter field %q should be %s; it was ignored", field, want)}}
+	if n.Kind != yaml.SequenceNode {
+		return nil, bad
+	}
+	var out []string
+	var lints []Lint
+	for _, item := range n.Content {
+		s, ok := scalarText(item)
+		if !ok {
+			return nil, bad
+		}
+		if s = cleanLine(s); s == "" || slices.Contains(out, s) {
+			continue
+		}
+		if utf8.RuneCountInString(s) > MaxRepresentativeQueryRunes {
+			s = strings.TrimRightFunc(clipRunes(s, MaxRepresentativeQueryRunes), unicode.IsSpace)
+			lints = append(lints, Lint{LintTruncated, fmt.Sprintf("a representative query is longer than %d characters and was shortened", MaxRepresentativeQueryRunes)})
+		}
+		out = append(out, s)
+	}
+	switch {
+	case len(out) > MaxRepresentativeQueries:
+		out = out[:MaxRepresentativeQueries]
+		lints = append(lints, Lint{LintTruncated, fmt.Sprintf("only the first %d representative queries are kept", MaxRepresentativeQueries)})
+	case len(out) < MinRepresentativeQueries:
+		lints = append(lints, Lint{LintInvalidField, fmt.Sprintf("front matter field %q should list at least %d tasks; add another way a user would ask", field, MinRepresentativeQueries)})
+	}
+	return out, lints
 }
 
 // yamlErrorText is a YAML error fit for a lint: one line, no Go type names.

@@ -244,3 +244,37 @@ func lintCodes(lints []Lint) []string {
 	}
 	return codes
 }
+
+func TestParseMetadataRepresentativeQueries(t *testing.T) {
+	long := strings.Repeat("word ", 30)
+	for _, c := range []struct {
+		name, yaml string
+		want       []string
+		lints      []string // lint codes, in order
+	}{
+		{"list", "representativeQueries: [book a table for four, 'reserve dinner tonight']", []string{"book a table for four", "reserve dinner tonight"}, nil},
+		{"block list, duplicates and blanks dropped", "representativeQueries:\n  - find a flight\n  - ''\n  - find a flight\n  - fly to Rome cheaply", []string{"find a flight", "fly to Rome cheaply"}, nil},
+		{"one is too few but kept", "representativeQueries: [find a flight]", []string{"find a flight"}, []string{LintInvalidField}},
+		{"six are cut to five", "representativeQueries: [a1, a2, a3, a4, a5, a6]", []string{"a1", "a2", "a3", "a4", "a5"}, []string{LintTruncated}},
+		{"a long query is shortened", "representativeQueries: [" + long + ", short one]", []string{strings.TrimSpace(long[:MaxRepresentativeQueryRunes]), "short one"}, []string{LintTruncated}},
+		{"a plain string is no list", "representativeQueries: book a table", nil, []string{LintInvalidField}},
+		{"a mapping inside is ignored", "representativeQueries: [ok one, {task: x}]", nil, []string{LintInvalidField}},
+		{"null is absent", "representativeQueries: ~", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, lints := ParseMetadata([]byte("---\nname: T\ndescription: D\n" + c.yaml + "\n---\n\nBody.\n"))
+			if !reflect.DeepEqual(m.RepresentativeQueries, c.want) {
+				t.Errorf("queries = %q, want %q", m.RepresentativeQueries, c.want)
+			}
+			var codes []string
+			for _, l := range lints {
+				if strings.Contains(l.Message, "representative") {
+					codes = append(codes, l.Code)
+				}
+			}
+			if !reflect.DeepEqual(codes, c.lints) {
+				t.Errorf("lints = %v, want codes %v", lints, c.lints)
+			}
+		})
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
@@ -15,21 +14,23 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// Bounds of one match (docs/SECURITY.md): the work is a fixed number of
-// searches and document reads, whatever the task says.
+// Bounds of one match (docs/SECURITY.md): one indexed search of at most
+// store.MaxMatchWords words and matchCandidates rows, then at most
+// matchScored document reads and as many replacement look-ups, whatever
+// the task says.
 const (
 	MaxMatchTaskRunes   = 2000
 	MaxMatchLimit       = 20
 	DefaultMatchLimit   = 5
-	maxMatchWords       = 8   // task words searched for
 	maxMatchFields      = 32  // schema field names compared
 	maxSchemaNodes      = 500 // JSON-schema nodes walked, both schemas
 	maxSchemaDepth      = 16
-	matchPerWord        = 30 // candidates each searched word contributes
-	maxMatchCandidates  = 60 // documents read and scored
+	matchCandidates     = 40 // rows the index returns
+	matchScored         = 20 // of them, documents read and scored
 	matchBodyScanBytes  = 256 << 10
 	maxFieldNameRunes   = 64
 	adoptionPointsLimit = 5.0
+	textPoints          = 10.0 // the best text match's points
 )
 
 // MatchRequest is a task to find protocols for: a description and the
@@ -48,7 +49,7 @@ type MatchRequest struct {
 
 // Reason is one contribution to a match's score.
 type Reason struct {
-	Kind   string   // title, description, body, field, agents, adoption, superseded
+	Kind   string   // text, field, agents, adoption, superseded, deprecated, replaces
 	Words  []string // the words or field names matched, when any
 	Points float64
 }
@@ -65,21 +66,24 @@ type Match struct {
 var ErrEmptyMatch = apperr.New(apperr.Invalid, "empty_match",
 	"a match needs a task description or a schema with field names")
 
-// matchWeights are the points of each reason; tests zero one at a time to
-// show each changes the ranking.
+// matchWeights scale each reason; tests zero one at a time to show each
+// changes the ranking.
 type matchWeights struct {
-	title, description, body, field, agents, adoption, superseded float64
+	text, field, agents, adoption, demoted float64
 }
 
-var defaultMatchWeights = matchWeights{title: 3, description: 2, body: 1, field: 2, agents: 1, adoption: 1, superseded: -4}
+// demoted is the share of its points a deprecated or superseded document
+// loses; its replacement takes them over (matchReplacements).
+var defaultMatchWeights = matchWeights{text: 1, field: 1, agents: 1, adoption: 1, demoted: 0.5}
 
-// stopWords never take a search of their own: they would match nearly
-// every document and crowd the candidates.
+// stopWords never take part in a search: they would match nearly every
+// document and crowd the candidates.
 var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true, "for": true,
-	"from": true, "get": true, "i": true, "in": true, "is": true, "it": true, "me": true, "my": true, "of": true,
-	"on": true, "or": true, "please": true, "some": true, "that": true, "the": true, "this": true, "to": true,
-	"want": true, "what": true, "which": true, "with": true, "would": true, "you": true,
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true, "can": true,
+	"do": true, "for": true, "from": true, "get": true, "how": true, "i": true, "in": true, "is": true, "it": true,
+	"me": true, "my": true, "need": true, "of": true, "on": true, "or": true, "our": true, "please": true, "some": true,
+	"that": true, "the": true, "this": true, "to": true, "us": true, "want": true, "we": true, "what": true,
+	"which": true, "with": true, "would": true, "you": true, "your": true,
 }
 
 // Match ranks stored protocols for a task, deterministically.
@@ -104,35 +108,34 @@ func (s *Service) match(ctx context.Context, r MatchRequest, w matchWeights) ([]
 	if err != nil {
 		return nil, err
 	}
-	if len(words) == 0 && len(fields) == 0 {
+	search := searchWords(words, fieldWords(fields))
+	if len(search) == 0 {
 		return nil, ErrEmptyMatch
 	}
-	cands, err := s.matchCandidates(ctx, append(slices.Clone(words), fieldWords(fields)...))
+	hits, err := s.store.MatchSearch(ctx, search, matchCandidates)
 	if err != nil {
 		return nil, err
 	}
-	ds := make([]protocol.Digest, len(cands))
-	for i, c := range cands {
-		ds[i] = c.Digest
+	hits = hits[:min(len(hits), matchScored)]
+	ds := make([]protocol.Digest, len(hits))
+	for i, h := range hits {
+		ds[i] = h.Entry.Digest
 	}
 	signals, err := s.Signals(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Match, 0, len(cands))
-	for _, e := range cands {
-		body, err := s.Raw(ctx, e.Digest)
+	out := make([]Match, 0, len(hits))
+	for _, h := range hits {
+		body, err := s.Raw(ctx, h.Entry.Digest)
 		if err != nil {
 			continue // withdrawn since the search: not a match
 		}
-		v, err := s.Versions(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		m := scoreMatch(e, body[:min(len(body), matchBodyScanBytes)], words, fields, signals[e.Digest], len(v.Newer) > 0, w)
-		if m.Score > 0 {
-			out = append(out, m)
-		}
+		text := w.text * textPoints * h.Relevance / hits[0].Relevance
+		out = append(out, scoreMatch(h.Entry, body[:min(len(body), matchBodyScanBytes)], text, words, fields, signals[h.Entry.Digest], w))
+	}
+	if out, err = s.matchReplacements(ctx, out, w); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(out, func(a, b Match) int {
 		if a.Score != b.Score {
@@ -146,39 +149,81 @@ func (s *Service) match(ctx context.Context, r MatchRequest, w matchWeights) ([]
 	return out[:min(len(out), r.Limit)], nil
 }
 
-// matchCandidates searches each word alone (the store ANDs words) and
-// keeps the documents most words found, at most maxMatchCandidates.
-func (s *Service) matchCandidates(ctx context.Context, words []string) ([]store.Entry, error) {
-	hits := map[protocol.Digest]int{}
-	entries := map[protocol.Digest]store.Entry{}
-	seen := map[string]bool{}
-	searched := 0
-	for _, word := range words {
-		if seen[word] || searched == maxMatchWords {
+// searchWords are the task's words (taskWords), then the schemas' field
+// words, distinct, at most store.MaxMatchWords: the task says more of what
+// is wanted.
+func searchWords(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, w := range l {
+			if len(out) < store.MaxMatchWords && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// replacementOf is the document that replaces e: the deprecation's named
+// replacement, or the newest listed version of the same publisher.
+func (s *Service) replacementOf(ctx context.Context, e store.Entry) (*protocol.Digest, error) {
+	if e.Lifecycle.Status == store.StatusDeprecated && e.Lifecycle.Replacement != nil {
+		return e.Lifecycle.Replacement, nil
+	}
+	if !e.Superseded() {
+		return nil, nil
+	}
+	successors, err := s.store.Successors(ctx, e.Digest)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range slices.Backward(successors) {
+		if n.Publisher == e.Publisher {
+			return &n.Digest, nil
+		}
+	}
+	return nil, nil
+}
+
+// matchReplacements ranks a replacement above what it replaces: a
+// demoted match (deprecated, or superseded by a newer version) gives the
+// points it loses to its replacement, which joins the matches if the
+// search missed it. At most one look-up per match.
+func (s *Service) matchReplacements(ctx context.Context, ms []Match, w matchWeights) ([]Match, error) {
+	n := len(ms)
+	for i := range n {
+		e := ms[i].Entry
+		if e.Demoted == 0 || ms[i].Score <= 0 {
 			continue
 		}
-		seen[word] = true
-		searched++
-		page, err := s.store.Search(ctx, store.Query{Text: word, Sort: store.SortRelevance, Limit: matchPerWord})
+		kind := "superseded"
+		if e.Lifecycle.Status == store.StatusDeprecated {
+			kind = "deprecated"
+		}
+		lost := math.Round(w.demoted*ms[i].Score*1000) / 1000
+		ms[i].add(kind, nil, -lost)
+		to, err := s.replacementOf(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range page.Entries {
-			hits[e.Digest]++
-			entries[e.Digest] = e
+		if to == nil || *to == e.Digest {
+			continue
+		}
+		j := slices.IndexFunc(ms, func(m Match) bool { return m.Entry.Digest == *to })
+		if j < 0 {
+			r, err := s.store.Get(ctx, *to, false)
+			if err != nil {
+				continue // withdrawn or gone: nothing to prefer
+			}
+			ms = append(ms, Match{Entry: r})
+			j = len(ms) - 1
+		}
+		// The replacement is at least as good a match as what it replaces.
+		if gap := ms[i].Score + lost - ms[j].Score; gap > 0 {
+			ms[j].add("replaces", []string{e.Digest.Hex()}, math.Round((gap+0.001)*1000)/1000)
 		}
 	}
-	out := make([]store.Entry, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b store.Entry) int {
-		if hits[a.Digest] != hits[b.Digest] {
-			return hits[b.Digest] - hits[a.Digest]
-		}
-		return strings.Compare(a.Digest.Hex(), b.Digest.Hex())
-	})
-	return out[:min(len(out), maxMatchCandidates)], nil
+	return ms, nil
 }
 
 // taskWords are the task's words without stop words, in order, distinct.
@@ -246,18 +291,7 @@ func fieldWords(fields []string) []string {
 	return out
 }
 
-// wordSet is the set of a text's words (split as store.Terms splits, but
-// all of them), with a trailing plural 's' folded.
-func wordSet(text string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		set[fold(w)] = true
-	}
-	return set
-}
-
+// fold drops a plural's trailing 's'.
 func fold(w string) string {
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 		return w[:len(w)-1]
@@ -265,48 +299,41 @@ func fold(w string) string {
 	return w
 }
 
-func scoreMatch(e store.Entry, body []byte, words, fields []string, sig Signals, superseded bool, w matchWeights) Match {
+func (m *Match) add(kind string, matched []string, points float64) {
+	if points != 0 {
+		m.Reasons = append(m.Reasons, Reason{Kind: kind, Words: matched, Points: points})
+		m.Score = math.Round((m.Score+points)*1000) / 1000
+	}
+}
+
+// scoreMatch adds up a candidate's reasons: its text points (the index's
+// relevance, the best candidate's being textPoints), the schema fields the
+// document names, and, only for a document that matched, its agents and
+// clients.
+func scoreMatch(e store.Entry, body []byte, text float64, words, fields []string, sig Signals, w matchWeights) Match {
 	m := Match{Entry: e, Signals: sig}
-	add := func(kind string, matched []string, points float64) {
-		if points != 0 {
-			m.Reasons = append(m.Reasons, Reason{Kind: kind, Words: matched, Points: points})
-			m.Score += points
-		}
-	}
-	title, desc := wordSet(e.Metadata.Title), wordSet(e.Metadata.Description+" "+strings.Join(e.Metadata.Tags, " "))
-	text := strings.ToLower(string(body))
-	bodyWords := wordSet(text)
-	var inTitle, inDesc, inBody []string
+	lower := strings.ToLower(string(body))
+	var found []string
 	for _, word := range words {
-		f := fold(word)
-		switch {
-		case title[f]:
-			inTitle = append(inTitle, word)
-		case desc[f]:
-			inDesc = append(inDesc, word)
-		case bodyWords[f]:
-			inBody = append(inBody, word)
+		// The word, its plural or its singular, as a whole word: a look-up
+		// per task word costs less than a set of the document's words.
+		if f := fold(word); containsName(lower, f) || containsName(lower, f+"s") {
+			found = append(found, word)
 		}
 	}
-	add("title", inTitle, w.title*float64(len(inTitle)))
-	add("description", inDesc, w.description*float64(len(inDesc)))
-	add("body", inBody, w.body*float64(len(inBody)))
+	m.add("text", found, math.Round(text*1000)/1000)
 	var inDoc []string
 	for _, f := range fields {
-		if containsName(text, f) {
+		if containsName(lower, f) {
 			inDoc = append(inDoc, f)
 		}
 	}
-	add("field", inDoc, w.field*float64(len(inDoc)))
-	if m.Score == 0 {
+	m.add("field", inDoc, w.field*2*float64(len(inDoc)))
+	if m.Score <= 0 {
 		return m // adoption ranks matches; it never makes one
 	}
-	add("agents", nil, w.agents*math.Min(float64(sig.Agents), adoptionPointsLimit))
-	add("adoption", nil, w.adoption*math.Min(math.Log2(1+float64(sig.Clients)), adoptionPointsLimit))
-	if superseded {
-		add("superseded", nil, w.superseded)
-	}
-	m.Score = math.Round(m.Score*1000) / 1000
+	m.add("agents", nil, w.agents*math.Min(float64(sig.Agents), adoptionPointsLimit))
+	m.add("adoption", nil, w.adoption*math.Min(math.Log2(1+float64(sig.Clients)), adoptionPointsLimit))
 	return m
 }
 
@@ -328,4 +355,19 @@ func containsName(text, name string) bool {
 
 func identByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 0x80
+}
+
+// WithQueries fills e's RepresentativeQueries from its bytes (the store
+// keeps them only in the match index), reading them unless e has Content.
+func (s *Service) WithQueries(ctx context.Context, e store.Entry) store.Entry {
+	body := e.Content
+	if body == nil {
+		var err error
+		if body, err = s.Raw(ctx, e.Digest); err != nil {
+			return e // shown without them
+		}
+	}
+	m, _ := protocol.ParseMetadata(body)
+	e.Metadata.RepresentativeQueries = m.RepresentativeQueries
+	return e
 }

@@ -31,8 +31,8 @@ var numbered = regexp.MustCompile(`(?m)^(\d+)\. `)
 
 // The model's order of the top candidates wins; it sees only the top ones
 // (and the task), may lift one from below the limit, and marks what it
-// placed; the rest keep the deterministic order (agents, fields,
-// adoption, newer, description, ...).
+// placed; the rest keep the deterministic order (agents, fields, newer,
+// adoption, description, ...).
 func TestMatchRerankFollowsTheModel(t *testing.T) {
 	var prompts []string
 	var mu sync.Mutex
@@ -44,8 +44,8 @@ func TestMatchRerankFollowsTheModel(t *testing.T) {
 	})
 	svc, ids := matchCorpusWith(t, MatchLLM{Model: model(llm), Top: 3})
 	for limit, want := range map[int][]string{
-		5: {"adoption", "fields", "agents", "newer", "description"},
-		2: {"adoption", "fields"},
+		5: {"newer", "fields", "agents", "adoption", "description"},
+		2: {"newer", "fields"},
 	} {
 		req := matchTask
 		req.Limit = limit
@@ -66,7 +66,7 @@ func TestMatchRerankFollowsTheModel(t *testing.T) {
 	}
 	p := prompts[0]
 	if n := len(numbered.FindAllString(p, -1)); n != 3 || !strings.Contains(p, "I want a weather forecast") || !strings.Contains(p, "city, units") ||
-		!strings.Contains(p, "Weather Feed") || strings.Contains(p, "Archive") {
+		!strings.Contains(p, "Archive") || strings.Contains(p, "Weather Feed") {
 		t.Fatalf("the prompt lists %d protocols:\n%s", n, p)
 	}
 }
@@ -131,7 +131,7 @@ func TestMatchRerankBusyAnswersDeterministically(t *testing.T) {
 	if err != nil || res.RankedBy != RankedDeterministic || names(res.Items, ids)[0] != "agents" {
 		t.Fatalf("while busy: %v, ranked by %s: %v", err, res.RankedBy, names(res.Items, ids))
 	}
-	if r := <-first; r.RankedBy != RankedByLLM || names(r.Items, ids)[0] != "body" {
+	if r := <-first; r.RankedBy != RankedByLLM || names(r.Items, ids)[0] != "heading" {
 		t.Fatalf("the first: ranked by %s: %v", r.RankedBy, names(r.Items, ids))
 	}
 	if n := len(llm.Calls()); n != 1 {

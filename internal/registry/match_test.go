@@ -42,13 +42,13 @@ func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
 		names[hex] = name
 		return hex
 	}
-	publish("agents", "Forecast Weather Hub", "A hub.", "Ask it.", "")                                  // title 6 + 5 agents = 11
-	publish("fields", "Weather Forecast Service", "A service.", "Send city and units.", "")             // title 6 + fields 4 = 10
-	adopted := publish("adoption", "Weather Feed", "A feed.", "Read it.", "")                           // title 3 + fetches 4 = 7
-	old := publish("superseded", "Weather Almanac", "An almanac.", "Give the city in units.", "")       // title 3 + fields 4 − 4 = 3
-	publish("newer", "Weather Forecast Archive 2", "An archive.", "Ask the archive.", old)              // title 6
-	publish("description", "Climate Notes", "Weather outlooks, forecast notes.", "Read notes.", "")     // description 4
-	publish("body", "Sky Log", "A log of the sky.", "It keeps the weather forecast of each night.", "") // body 2
+	publish("agents", "Forecast Weather Hub", "A hub.", "Ask it.", "")                              // title 6 + 5 agents = 11
+	publish("fields", "Weather Forecast Service", "A service.", "Send city and units.", "")         // title 6 + fields 4 = 10
+	adopted := publish("adoption", "Weather Feed", "A feed.", "Read it.", "")                       // title 3 + fetches 4 = 7
+	old := publish("superseded", "Weather Almanac", "An almanac.", "Give the city in units.", "")   // title 3 + fields 4 − 4 = 3
+	publish("newer", "Weather Forecast Archive 2", "An archive.", "Ask the archive.", old)          // title 6
+	publish("description", "Climate Notes", "Weather outlooks, forecast notes.", "Read notes.", "") // description 4
+	publish("heading", "Sky Log", "A log of the sky.", "## Weather forecast of each night\n\nNotes.", "")
 	publish("unrelated", "Tide Tables", "Harbour tides.", "High and low water.", "")
 	for hex, name := range names {
 		if name != "agents" {
@@ -74,7 +74,7 @@ var matchTask = MatchRequest{
 	Limit:        20,
 }
 
-var matchOrder = []string{"agents", "fields", "adoption", "newer", "description", "superseded", "body"}
+var matchOrder = []string{"agents", "fields", "newer", "adoption", "description", "superseded", "heading"}
 
 func ranked(t *testing.T, svc *Service, names map[string]string, w matchWeights) []string {
 	t.Helper()
@@ -99,7 +99,7 @@ func TestMatchRanksTheCorpus(t *testing.T) {
 	for _, m := range ms {
 		got = append(got, fmt.Sprintf("%s=%g", names[m.Entry.Digest.Hex()], m.Score))
 	}
-	want := []string{"agents=11", "fields=10", "adoption=7", "newer=6", "description=4", "superseded=3", "body=2"}
+	want := []string{"agents=15", "fields=14", "newer=9.659", "adoption=9.183", "description=5.682", "superseded=4.591", "heading=4.367"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("ranking\n got %v\nwant %v", got, want)
 	}
@@ -118,13 +118,11 @@ func TestMatchEveryReasonCounts(t *testing.T) {
 		t.Fatalf("full ranking %v", got)
 	}
 	for name, zero := range map[string]func(*matchWeights){
-		"title":       func(w *matchWeights) { w.title = 0 },
-		"description": func(w *matchWeights) { w.description = 0 },
-		"body":        func(w *matchWeights) { w.body = 0 },
-		"field":       func(w *matchWeights) { w.field = 0 },
-		"agents":      func(w *matchWeights) { w.agents = 0 },
-		"adoption":    func(w *matchWeights) { w.adoption = 0 },
-		"superseded":  func(w *matchWeights) { w.superseded = 0 },
+		"text":     func(w *matchWeights) { w.text = 0 },
+		"field":    func(w *matchWeights) { w.field = 0 },
+		"agents":   func(w *matchWeights) { w.agents = 0 },
+		"adoption": func(w *matchWeights) { w.adoption = 0 },
+		"demoted":  func(w *matchWeights) { w.demoted = 0 },
 	} {
 		w := defaultMatchWeights
 		zero(&w)
@@ -166,4 +164,117 @@ func mustDigest(t *testing.T, hex string) protocol.Digest {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// A deprecated protocol that matches the task best ranks below its
+// replacement, which joins the answer even when its own words missed.
+func TestMatchPrefersTheReplacement(t *testing.T) {
+	svc := newService(t, Config{})
+	ctx := context.Background()
+	put := func(doc string) store.Entry {
+		t.Helper()
+		res, err := svc.Publish(ctx, []byte(doc), nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Entry
+	}
+	old := put("---\nname: Parcel Courier\ndescription: Ship a parcel by courier.\n---\n\nBody.\n")
+	repl := put("---\nname: Deliveries\ndescription: Send boxes.\n---\n\nBody.\n")
+	other := put("---\nname: Courier Rates\ndescription: Rates.\n---\n\nBody.\n")
+	if _, err := svc.store.SetStatus(ctx, old.Digest, store.StatusChange{Status: store.StatusDeprecated, Replacement: &repl.Digest, Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := svc.Match(ctx, MatchRequest{Task: "ship a parcel by courier", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []protocol.Digest
+	for _, m := range ms {
+		got = append(got, m.Entry.Digest)
+	}
+	if want := []protocol.Digest{repl.Digest, old.Digest, other.Digest}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want replacement, deprecated, other %v", got, want)
+	}
+	if !slices.ContainsFunc(ms[0].Reasons, func(r Reason) bool { return r.Kind == "replaces" }) ||
+		!slices.ContainsFunc(ms[1].Reasons, func(r Reason) bool { return r.Kind == "deprecated" && r.Points < 0 }) {
+		t.Fatalf("reasons: %+v / %+v", ms[0].Reasons, ms[1].Reasons)
+	}
+}
+
+// A task in words only a protocol's representativeQueries hold finds it
+// first, above one that only shares a common word.
+func TestMatchRepresentativeQueriesRank(t *testing.T) {
+	svc := newService(t, Config{})
+	ctx := context.Background()
+	var want protocol.Digest
+	for i, doc := range []string{
+		"---\nname: Table Booking\ndescription: Reserve seats.\nrepresentativeQueries: [get us a spot at a bistro, dinner for four friday]\n---\n\nBody.\n",
+		"---\nname: Friday Planner\ndescription: Plans a week.\n---\n\nBody.\n",
+	} {
+		res, err := svc.Publish(ctx, []byte(doc), nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			want = res.Entry.Digest
+		}
+	}
+	ms, err := svc.Match(ctx, MatchRequest{Task: "a bistro on friday for four of us"})
+	if err != nil || len(ms) == 0 || ms[0].Entry.Digest != want {
+		t.Fatalf("Match = %+v, %v; want Table Booking first", ms, err)
+	}
+}
+
+// The work of one match is bounded whatever the task: at most
+// store.MaxMatchWords words reach the index, at most matchScored
+// documents are read.
+func TestMatchWorkIsBounded(t *testing.T) {
+	words := make([]string, 0, 100)
+	for i := range 100 {
+		words = append(words, fmt.Sprintf("word%d", i))
+	}
+	task := strings.Join(words, " ")
+	if got := searchWords(taskWords(task), []string{"extra"}); len(got) != store.MaxMatchWords || got[0] != "word0" {
+		t.Fatalf("searchWords kept %d words: %v", len(got), got)
+	}
+	svc := newService(t, Config{})
+	counting := &countingStore{Store: engine(svc)}
+	svc.store = counting
+	ctx := context.Background()
+	for i := range matchScored + 10 {
+		if _, err := svc.Publish(ctx, fmt.Appendf(nil, "---\nname: Doc %d\ndescription: %s\n---\n\nBody.\n", i, task[:200]), nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counting.searches, counting.gets = 0, 0
+	ms, err := svc.Match(ctx, MatchRequest{Task: task, Limit: MaxMatchLimit})
+	if err != nil || len(ms) != MaxMatchLimit {
+		t.Fatalf("Match: %d, %v", len(ms), err)
+	}
+	if counting.searches != 1 || counting.maxWords > store.MaxMatchWords || counting.maxLimit > matchCandidates || counting.gets > matchScored {
+		t.Fatalf("one match made %d searches (of up to %d words, %d rows) and read %d documents", counting.searches, counting.maxWords, counting.maxLimit, counting.gets)
+	}
+}
+
+// countingStore counts a match's store work.
+type countingStore struct {
+	store.Store
+	searches, gets, maxWords, maxLimit int
+}
+
+func (c *countingStore) MatchSearch(ctx context.Context, words []string, limit int) ([]store.MatchHit, error) {
+	c.searches++
+	c.maxWords, c.maxLimit = max(c.maxWords, len(words)), max(c.maxLimit, limit)
+	return c.Store.MatchSearch(ctx, words, limit)
+}
+
+func (c *countingStore) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
+	c.gets++
+	return c.Store.Content(ctx, d)
+}
+
+func (c *countingStore) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+	c.gets++
+	return c.Store.Get(ctx, d, withContent)
 }

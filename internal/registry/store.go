@@ -21,6 +21,7 @@ type Store interface {
 	ByPrefix(ctx context.Context, p store.HashPrefix, limit int) ([]store.Resolution, error)
 	Search(ctx context.Context, q store.Query) (store.Page, error)
 	Summarize(ctx context.Context, q store.Query, facets bool) (store.Summary, error)
+	MatchSearch(ctx context.Context, words []string, limit int) ([]store.MatchHit, error)
 	Suggest(ctx context.Context, text string) (string, error)
 	List(ctx context.Context, r store.ListRange, fn func(store.Listed) error) error
 	ListEnd(ctx context.Context, after *store.ListPosition, n int) (*store.ListPosition, error)

@@ -281,6 +281,13 @@ type Documents interface {
 	// PutMany is Put for a batch in one transaction; created[i] tells
 	// whether docs[i] was new.
 	PutMany(ctx context.Context, docs []NewDocument) (created []bool, err error)
+	// MatchSearch ranks listed entries holding any of words (CheckMatchArgs)
+	// in their title, representative queries, tags, description or
+	// headings, weighted by field in that order (SQLite: BM25; PostgreSQL:
+	// ts_rank), best first, at most limit; ties go to the smaller digest.
+	// An engine may leave out words held by MatchCommonRows documents or
+	// more when rarer words remain (SQLite does, to bound BM25's work).
+	MatchSearch(ctx context.Context, words []string, limit int) ([]MatchHit, error)
 	// Get returns one entry, with Content when withContent is set.
 	// A withdrawn entry is returned together with ErrWithdrawn.
 	Get(ctx context.Context, d protocol.Digest, withContent bool) (Entry, error)

@@ -89,6 +89,7 @@ func (p *Pages) protocol(c echo.Context) error {
 		}
 		return err
 	}
+	e = p.svc.WithQueries(ctx, e)
 	rendered, err := p.documents.Published(ctx, d, e.Content)
 	if err != nil {
 		return err

@@ -178,3 +178,25 @@ func buildGoSnippet(t *testing.T, src string) {
 		t.Errorf("the Go snippet does not build: %v\n%s\n%s", err, out, src)
 	}
 }
+
+// The page lists the tasks the document says it serves, escaped, and the
+// one-protocol JSON answer carries them too.
+func TestProtocolPageShowsRepresentativeQueries(t *testing.T) {
+	srv := startServer(t, serverOptions{openPublish: true})
+	doc := "---\nname: Table Booking\ndescription: Seats.\nrepresentativeQueries: [book a table for <four>, get a spot at a bistro]\n---\n# Table Booking\n"
+	r, err := srv.svc.Publish(context.Background(), []byte(doc), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv.URL)
+	_, body := c.get("/protocols/"+r.Entry.Digest.Hex(), htmlAccept)
+	for _, want := range []string{`Tasks it serves`, `<li>book a table for &lt;four&gt;</li>`, `<li>get a spot at a bistro</li>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	_, js := c.get("/api/v1/protocols/"+r.Entry.Digest.Hex(), "application/json")
+	if !strings.Contains(js, `"representativeQueries":["book a table for <four>","get a spot at a bistro"]`) {
+		t.Errorf("the JSON answer lacks the queries: %s", js)
+	}
+}

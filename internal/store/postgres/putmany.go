@@ -102,6 +102,18 @@ func (s *Store) PutMany(ctx context.Context, docs []store.NewDocument) ([]bool, 
 			}
 			return nil
 		})
+		if err != nil || n == 0 {
+			return err
+		}
+		var ds [][]byte
+		var qs, hs []string
+		for i, nd := range docs {
+			if created[i] {
+				q, h := store.MatchText(nd.Document)
+				ds, qs, hs = append(ds, nd.Document.Sums.SHA1[:]), append(qs, q), append(hs, h)
+			}
+		}
+		_, err = tx.Exec(ctx, putMatchSQL, ds, qs, hs)
 		return err
 	})
 	if err != nil {

@@ -24,7 +24,10 @@ var putSQL = `WITH inserted AS (
 		INSERT INTO documents (` + insertColumns + `)
 		SELECT ` + insertParams + ` FROM (SELECT ` + headVector("$5", "$19") + ` AS head) AS h
 		ON CONFLICT (digest) DO NOTHING
-		RETURNING ` + entryColumns + `)
+		RETURNING ` + entryColumns + `),
+	matched AS (
+		INSERT INTO document_match (digest, doc)
+		SELECT digest, ` + matchVector("title", "tags", "description", "$22", "$23") + ` FROM inserted WHERE withdrawn_at IS NULL)
 	SELECT ` + entryColumns + `, true FROM inserted
 	UNION ALL
 	SELECT ` + entryColumns + `, false FROM documents WHERE digest = $1 AND NOT EXISTS (SELECT FROM inserted)`
@@ -39,6 +42,8 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 	if err != nil {
 		return store.Entry{}, false, err
 	}
+	queries, headings := store.MatchText(nd.Document)
+	values = append(values, queries, headings)
 	var created bool
 	e, err := scanEntry(s.pool.QueryRow(ctx, putSQL, values...), false, &created)
 	switch {

@@ -37,8 +37,8 @@ func (s *Store) writeTxLocked(ctx context.Context, fn func(tx *sql.Tx) error) er
 // inserter inserts documents within one transaction with prepared
 // statements, handing out strictly increasing creation times.
 type inserter struct {
-	doc, content, tag, word, fts, metaFTS *sql.Stmt
-	lastCreated                           int64 // Unix microseconds
+	doc, content, tag, word, fts, metaFTS, matchFTS *sql.Stmt
+	lastCreated                                     int64 // Unix microseconds
 	// pending are full-text rows written by flush, for both full-text
 	// tables. FTS5 writes its in-memory index to disk at every statement
 	// savepoint, so text interleaved with other inserts makes one tiny
@@ -59,6 +59,7 @@ type inserter struct {
 type ftsRow struct {
 	id                             int64
 	title, description, tags, body string
+	queries, headings              string // the match index's (store.MatchText)
 }
 
 // flush writes the pending tag and full-text rows; call it before commit.
@@ -82,6 +83,11 @@ func (in *inserter) flush(ctx context.Context) error {
 	}
 	for _, r := range in.pending {
 		if _, err := in.metaFTS.ExecContext(ctx, r.id, r.title, r.description, r.tags); err != nil {
+			return err
+		}
+	}
+	for _, r := range in.pending {
+		if _, err := in.matchFTS.ExecContext(ctx, r.id, r.title, r.tags, r.description, r.queries, r.headings); err != nil {
 			return err
 		}
 	}
@@ -118,6 +124,7 @@ func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	in.word = prepare(`INSERT OR IGNORE INTO search_words (word) SELECT value FROM json_each(?)`)
 	in.fts = prepare(`INSERT INTO documents_fts (rowid, title, description, tags, body) VALUES (?, ?, ?, ?, ?)`)
 	in.metaFTS = prepare(`INSERT INTO documents_meta_fts (rowid, title, description, tags) VALUES (?, ?, ?, ?)`)
+	in.matchFTS = prepare(`INSERT INTO documents_match_fts (rowid, title, tags, description, queries, headings) VALUES (?, ?, ?, ?, ?, ?)`)
 	return in, err
 }
 
@@ -199,7 +206,8 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	if _, rest, ok := protocol.SplitFrontMatter(d.Content); ok {
 		body = rest
 	}
-	in.pending = append(in.pending, ftsRow{id, m.Title, m.Description, strings.Join(tags, " "), string(body)})
+	queries, headings := store.MatchText(d)
+	in.pending = append(in.pending, ftsRow{id, m.Title, m.Description, strings.Join(tags, " "), string(body), queries, headings})
 	return true, nil
 }
 
@@ -274,6 +282,9 @@ func withdrawTx(ctx context.Context, tx *sql.Tx, id int64, reason string, at int
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM documents_meta_fts WHERE rowid = ?`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents_match_fts WHERE rowid = ?`, id); err != nil {
 		return err
 	}
 	// A withdrawn version no longer demotes the one it supersedes (bit 1),

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ByPrefix", func(t *testing.T) { testByPrefix(t, open) })
 	t.Run("Successors", func(t *testing.T) { testSuccessors(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
+	t.Run("MatchSearch", func(t *testing.T) { testMatchSearch(t, open) })
 	t.Run("Pagination", func(t *testing.T) { testPagination(t, open) })
 	t.Run("Findability", func(t *testing.T) { testFindability(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })

@@ -1,0 +1,1 @@
+DROP TABLE documents_match_fts;
