@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/blobs"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -21,7 +22,7 @@ const (
 // (a malformed hash, a miss, a withdrawn document, a rate-limited client),
 // goes through the router, so errors keep their one shape.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.serveHotRaw(w, r) {
+	if !expNoHot && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.serveHotRaw(w, r) {
 		return
 	}
 	s.echo.ServeHTTP(w, r)
@@ -69,3 +70,9 @@ func (s *Server) serveHotRaw(w http.ResponseWriter, r *http.Request) bool {
 	s.logRequest(r, id, rawRoute, status, size, elapsed, func() string { return s.echo.IPExtractor(r) })
 	return true
 }
+
+var (
+	expNoHot   = blobs.Exp("nohot")
+	expNoSmall = blobs.Exp("nosmall")
+	expNoPool  = blobs.Exp("nopool")
+)

@@ -45,7 +45,16 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 		n, ok := s.svc.BlobSize(d)
 		return rawSource{size: n, d: d}, ok
 	}
-	bp := smallBlobs.Get().(*[]byte)
+	if expNoSmall {
+		return s.findRawFile(d)
+	}
+	var bp *[]byte
+	if expNoPool {
+		b := make([]byte, smallBlob)
+		bp = &b
+	} else {
+		bp = smallBlobs.Get().(*[]byte)
+	}
 	small, doc, large, ok := s.svc.BlobRead(d, *bp)
 	switch {
 	case doc != nil:
@@ -58,6 +67,10 @@ func (s *Server) findRaw(r *http.Request, d protocol.Digest) (rawSource, bool) {
 	if !large {
 		return rawSource{}, false
 	}
+	return s.findRawFile(d)
+}
+
+func (s *Server) findRawFile(d protocol.Digest) (rawSource, bool) {
 	f, ok := s.svc.BlobFile(d)
 	if !ok {
 		return rawSource{}, false

@@ -126,9 +126,9 @@ func (s *Store) Stat(d protocol.Digest) (int64, error) {
 	if n, ok := s.verified.size(d); ok {
 		return n, nil
 	}
-	bp := hashBuffers.Get().(*[]byte)
+	bp := getBuf()
 	sm, err := s.ReadSmall(d, *bp)
-	hashBuffers.Put(bp)
+	putBuf(bp)
 	if err == nil {
 		return int64(len(sm.Content)), nil
 	}
@@ -155,9 +155,9 @@ func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, er
 		return 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
 	}
 	h := sha1.New()
-	bp := hashBuffers.Get().(*[]byte)
+	bp := getBuf()
 	_, err := io.CopyBuffer(h, onlyReader{f}, *bp)
-	hashBuffers.Put(bp)
+	putBuf(bp)
 	if err != nil {
 		return 0, err
 	}
@@ -286,4 +286,18 @@ func parseName(name string) (protocol.Digest, bool) {
 	}
 	d, err := protocol.ParseDigest(name)
 	return d, err == nil
+}
+
+func getBuf() *[]byte {
+	if expNoPool {
+		b := make([]byte, 32<<10)
+		return &b
+	}
+	return hashBuffers.Get().(*[]byte)
+}
+
+func putBuf(b *[]byte) {
+	if !expNoPool {
+		hashBuffers.Put(b)
+	}
 }

@@ -118,6 +118,10 @@ func (s *Service) servable(d protocol.Digest) bool {
 	if s.blobs.files == nil {
 		return false
 	}
+	if expNoInactive {
+		res, err := s.store.Resolve(context.Background(), []protocol.Digest{d})
+		return err == nil && len(res) == 1 && res[0].Found && !res[0].Withdrawn
+	}
 	w := s.freshInactive()
 	if w == nil {
 		return false
@@ -125,6 +129,11 @@ func (s *Service) servable(d protocol.Digest) bool {
 	_, in := w.digests[d]
 	return !in
 }
+
+var (
+	expNoInactive = blobs.Exp("noinactive")
+	expNoPromote  = blobs.Exp("nopromote")
+)
 
 // BlobFile opens d's verified blob for serving. ok is false when the
 // caller must ask RawDocument instead: no blob yet, a blob that failed
@@ -158,7 +167,7 @@ func (s *Service) BlobRead(d protocol.Digest, buf []byte) (small blobs.Small, do
 		s.blobFailed(d, err)
 		return blobs.Small{}, nil, false, false
 	}
-	if sm.Hits >= promoteHits && s.cache.fits(int64(len(sm.Content))) {
+	if !expNoPromote && sm.Hits >= promoteHits && s.cache.fits(int64(len(sm.Content))) {
 		doc := newRawDocument(d, append([]byte(nil), sm.Content...), store.Lifecycle{}, s.cfg.PublicURL)
 		s.cache.put(doc)
 		return blobs.Small{}, doc, false, true
@@ -280,7 +289,7 @@ const promoteHits = 2
 // a RawDocument; ok is false when it stays a file (read too rarely, no
 // cache, or too large for it). The caller still closes f.
 func (s *Service) Promote(d protocol.Digest, f *blobs.File) (*RawDocument, bool) {
-	if f.Hits < promoteHits || !s.cache.fits(f.Size) {
+	if expNoPromote || f.Hits < promoteHits || !s.cache.fits(f.Size) {
 		return nil, false
 	}
 	b := make([]byte, f.Size)
