@@ -33,10 +33,7 @@ type verifiedSlot struct {
 }
 
 func newVerifiedSet() *verifiedSet {
-	if expHeapSlots {
-		return &verifiedSet{slots: make([]verifiedSlot, verifiedSets*verifiedWays)}
-	}
-	return &verifiedSet{slots: allocSlots(verifiedSets * verifiedWays)}
+	return &verifiedSet{slots: make([]verifiedSlot, verifiedSets*verifiedWays)}
 }
 
 // where returns the digest's tag and its set's first slot and lock.
@@ -48,9 +45,6 @@ func where(d protocol.Digest) (tag uint64, first int, lock int) {
 
 // size returns the size of d's last verified file.
 func (v *verifiedSet) size(d protocol.Digest) (int64, bool) {
-	if expNoVerified {
-		return 0, false
-	}
 	tag, first, l := where(d)
 	v.locks[l].Lock()
 	defer v.locks[l].Unlock()
@@ -64,9 +58,6 @@ func (v *verifiedSet) size(d protocol.Digest) (int64, bool) {
 
 // hit reports whether d's file version is verified and counts the open.
 func (v *verifiedSet) hit(d protocol.Digest, stamp uint64) (hits uint32, ok bool) {
-	if expNoVerified {
-		return 0, false
-	}
 	tag, first, l := where(d)
 	v.locks[l].Lock()
 	defer v.locks[l].Unlock()
