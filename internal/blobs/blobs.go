@@ -11,9 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -88,34 +86,23 @@ func (s *Store) Path(d protocol.Digest) string {
 // ErrNotRegular. The work is bounded by the file's size, which Put and the
 // importer bound by the document limit.
 func (s *Store) Read(d protocol.Digest) (content []byte, hits uint32, err error) {
-	// Without blocking (a FIFO in its place would block the open for
-	// ever) and only a regular file.
-	f, fi, err := regularfile.Open(s.Path(d), os.O_RDONLY, 0)
+	b, st, err := readRegular(s.Path(d))
 	if errors.Is(err, ErrNotRegular) {
 		s.remove(d, 0)
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	defer f.Close()
-	if fi.Size() > math.MaxUint32 {
-		return nil, 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
-	}
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, 0, err
-	}
-	st := stamp(fi)
 	if hits, ok := s.verified.hit(d, st); ok {
 		return b, hits, nil
 	}
 	if sha1.Sum(b) != d {
 		// Only this file's name goes: a rewrite racing us has its own
 		// identity, and a wrong remove costs one refetch.
-		s.remove(d, fi.Size())
+		s.remove(d, int64(len(b)))
 		return nil, 0, fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
 	}
-	s.verified.add(d, st, fi.Size())
+	s.verified.add(d, st, int64(len(b)))
 	return b, 1, nil
 }
 
