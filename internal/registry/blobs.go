@@ -22,7 +22,8 @@ type blobState struct {
 	files  *blobs.Store // nil: no blob directory
 	writer *blobs.Writer
 	// inactive is replaced whole (copy on write); nil until first loaded,
-	// and until then no file is served.
+	// and until then no file is served. Measured: asking the store instead
+	// costs a cold GET +83 %, HEAD +159 %, 304 +131 % CPU per response.
 	inactive   atomic.Pointer[inactiveSet]
 	refreshing atomic.Bool
 	every      time.Duration
@@ -249,4 +250,5 @@ func (s *Service) WaitBlobs() {
 // promoteHits is the number of reads after which a blob is also kept in
 // the memory cache: a hot document is then answered without a system
 // call, while a document read once never displaces one in the cache.
+// Measured: without the cache a hot GET costs +47 % CPU per response.
 const promoteHits = 2
