@@ -199,12 +199,8 @@ func syncDir(dir string) error {
 	return err
 }
 
-// stamp identifies one version of a file: a rewrite (a new inode, a new
+// stampOf identifies one version of a file: a rewrite (a new inode, a new
 // modification time or size) needs verifying again.
-func stamp(fi fs.FileInfo) uint64 {
-	return stampOf(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
-}
-
 func stampOf(size, mtimeNanos int64, ino uint64) uint64 {
 	x := uint64(size)*0x9e3779b97f4a7c15 ^ uint64(mtimeNanos) ^ ino*0xbf58476d1ce4e5b9
 	return x | 1 // 0 marks an empty slot

@@ -5,6 +5,7 @@ package blobs
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 
@@ -28,4 +29,8 @@ func readRegular(path string) ([]byte, uint64, error) {
 		return nil, 0, err
 	}
 	return b, stamp(fi), nil
+}
+
+func stamp(fi fs.FileInfo) uint64 {
+	return stampOf(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
 }
