@@ -67,7 +67,7 @@ func seededHandler(b *testing.B, opts ...api.Option) (http.Handler, []string, ma
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc := registry.New(st, registry.Config{PublicURL: "http://bench", CacheBytes: 32 << 20, Logger: log})
 	srv := api.New(svc, api.Config{Logger: log}, append([]api.Option{api.WithAuthenticator(api.NewAuthenticator(svc, true))}, opts...)...)
-	// Handler, not Echo: the hot raw path sits in front of the router.
+	// Handler: the server as it is served.
 	return srv.Handler(), hexes, byHex
 }
 

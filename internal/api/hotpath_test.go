@@ -20,8 +20,8 @@ import (
 
 const hotDoc = "---\ntitle: \"Hot \\\"quoted\\\" <title>\"\ndescription: A document served from the cache.\n---\n\n# Hot\n\nBody.\n"
 
-// twoServers are one store behind a server with the raw cache (hot path)
-// and one without (every request through the router).
+// twoServers are one store behind a server with the raw cache and one
+// without (every answer from the store).
 type twoServers struct {
 	hot, cold     *Server
 	hotSvc        *registry.Service
@@ -71,7 +71,7 @@ func comparableHeaders(h http.Header) http.Header {
 	return h
 }
 
-func TestHotRawPathAnswersLikeTheRouter(t *testing.T) {
+func TestCachedRawAnswersLikeTheStore(t *testing.T) {
 	ts := newTwoServers(t, Config{})
 	ctx := context.Background()
 	pub, err := ts.hotSvc.Publish(ctx, []byte(hotDoc), nil, "")
@@ -104,38 +104,29 @@ func TestHotRawPathAnswersLikeTheRouter(t *testing.T) {
 			hres, hbody := do(t, tc.method, ts.hotTS.URL+tc.path, tc.hdr)
 			cres, cbody := do(t, tc.method, ts.coldTS.URL+tc.path, tc.hdr)
 			if hres.StatusCode != tc.want || cres.StatusCode != tc.want {
-				t.Fatalf("status hot %d, router %d; want %d", hres.StatusCode, cres.StatusCode, tc.want)
+				t.Fatalf("status cached %d, store %d; want %d", hres.StatusCode, cres.StatusCode, tc.want)
 			}
 			if !bytes.Equal(hbody, cbody) && tc.want < 400 {
-				t.Errorf("bodies differ:\nhot    %q\nrouter %q", hbody, cbody)
+				t.Errorf("bodies differ:\ncached %q\nstore  %q", hbody, cbody)
 			}
 			hh, ch := comparableHeaders(hres.Header), comparableHeaders(cres.Header)
 			for k := range ch {
 				if hh.Get(k) != ch.Get(k) {
-					t.Errorf("header %s: hot %q, router %q", k, hh.Get(k), ch.Get(k))
+					t.Errorf("header %s: cached %q, store %q", k, hh.Get(k), ch.Get(k))
 				}
 			}
 			for k := range hh {
 				if _, ok := ch[k]; !ok {
-					t.Errorf("header %s only on the hot path", k)
+					t.Errorf("header %s only from the cache", k)
 				}
 			}
 			if hres.Header.Get(HeaderRequestID) == "" {
-				t.Error("no request id on the hot path")
+				t.Error("no request id on a cached answer")
 			}
 		})
 	}
-	// The cases above must really have taken the hot path on the cached
-	// server (and only the valid, cached ones).
-	r := httptest.NewRequest("GET", "/protocol/"+d.Hex(), nil)
-	w := httptest.NewRecorder()
-	if !ts.hot.serveHotRaw(w, r) || w.Code != 200 || w.Body.String() != hotDoc {
-		t.Fatalf("hot path did not answer a cached document: %d", w.Code)
-	}
-	for _, p := range []string{"/protocol/xyz", "/protocol/" + strings.Repeat("ab", 20), "/protocols/" + d.Hex()} {
-		if ts.hot.serveHotRaw(httptest.NewRecorder(), httptest.NewRequest("GET", p, nil)) {
-			t.Errorf("hot path answered %s", p)
-		}
+	if _, ok := ts.hotSvc.CachedRaw(d); !ok {
+		t.Fatal("the cached server's answers did not come from its cache")
 	}
 
 	// A withdrawal empties the cache entry: 410 from the router.
@@ -147,7 +138,7 @@ func TestHotRawPathAnswersLikeTheRouter(t *testing.T) {
 	}
 }
 
-func TestHotRawPathKeepsRequestIDsAndRateLimit(t *testing.T) {
+func TestRawKeepsRequestIDsAndRateLimit(t *testing.T) {
 	ts := newTwoServers(t, Config{})
 	ctx := context.Background()
 	pub, err := ts.hotSvc.Publish(ctx, []byte(hotDoc), nil, "")
@@ -172,7 +163,7 @@ func TestHotRawPathKeepsRequestIDsAndRateLimit(t *testing.T) {
 	}
 
 	// With a limit of one request, the second cached fetch is refused with
-	// the router's 429 problem.
+	// the 429 problem.
 	ts.hot.limit = NewRateLimiter(0.001, 1, "requests")
 	if res, _ := do(t, "GET", url, nil); res.StatusCode != 200 {
 		t.Fatalf("first: %d", res.StatusCode)

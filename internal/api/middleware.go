@@ -89,7 +89,7 @@ func (s *Server) common(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		h := c.Response().Header()
 		h[canonicalRequestID] = []string{requestIDFor(c.Request())}
-		h["X-Content-Type-Options"] = nosniffValues // every answer: JSON, problems, pages
+		h.Set("X-Content-Type-Options", "nosniff") // every answer: JSON, problems, pages
 		if err := s.guarded(c, next); err != nil {
 			c.Error(err)
 		}
@@ -132,18 +132,13 @@ func (s *Server) observe(c echo.Context, start time.Time) {
 		route = "unmatched"
 	}
 	s.metrics.observe(route, req.Method, res.Status, elapsed)
-	s.logRequest(req, RequestID(c), route, res.Status, res.Size, elapsed, c.RealIP)
-}
-
-// logRequest writes the request log line; the arguments are only built
-// when the level is enabled (the client address is looked up lazily).
-func (s *Server) logRequest(req *http.Request, id, route string, status int, size int64, elapsed time.Duration, client func() string) {
+	// The arguments are only built when the level is enabled.
 	if !s.log.Enabled(req.Context(), slog.LevelInfo) {
 		return
 	}
-	s.log.Info("request", "requestId", id, "method", req.Method, "route", route,
-		"path", req.URL.Path, "status", status, "bytes", size,
-		"durationMs", float64(elapsed.Microseconds())/1000, "client", client())
+	s.log.Info("request", "requestId", RequestID(c), "method", req.Method, "route", route,
+		"path", req.URL.Path, "status", res.Status, "bytes", res.Size,
+		"durationMs", float64(elapsed.Microseconds())/1000, "client", c.RealIP())
 }
 
 // limitBody refuses a declared oversize body at once and caps the rest.

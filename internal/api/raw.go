@@ -1,9 +1,11 @@
 package api
 
 import (
-	"io"
+	"bytes"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -41,75 +43,57 @@ func (s *Server) rawByQuery(c echo.Context) error {
 	return s.serveRaw(c, d)
 }
 
-// serveRaw answers the exact stored bytes. The document is looked up even
-// for a conditional request, so a withdrawn one answers 410, not 304.
+// serveRaw answers every raw request (both URL forms, GET and HEAD): a
+// refusal of a raw read belongs here, before the lookup. The document is
+// looked up even for a conditional request, so a withdrawn one answers
+// 410, not 304; an answer without a body needs only a verified blob's
+// size.
 func (s *Server) serveRaw(c echo.Context, d protocol.Digest) error {
-	src, ok := s.findRaw(c.Request(), d)
-	if !ok {
-		doc, err := s.svc.RawDocument(c.Request().Context(), d)
-		if err != nil {
-			return err
-		}
-		src = rawSource{doc: doc, d: d}
+	r := c.Request()
+	body := r.Method == http.MethodGet && !etagMatches(r.Header.Get("If-None-Match"), etagOf(d))
+	doc, err := s.svc.RawAnswer(r.Context(), d, body)
+	if err != nil {
+		return err
 	}
-	defer src.close()
-	// The connection itself, so a file's body goes out with sendfile;
-	// echo's response has seen the status through WriteHeader.
-	src.write(responseWriter{c.Response()}, c.Request())
-	s.adoption.Fetched(d, s.adoptionClient(c.Request()))
+	writeRaw(c.Response(), r, doc)
+	s.adoption.Fetched(d, s.adoptionClient(r))
 	return nil
 }
 
-// responseWriter writes through echo's response (status and size are
-// recorded) but copies a file's body with the connection's ReadFrom; the
-// headers went out with the WriteHeader before the copy.
-type responseWriter struct{ *echo.Response }
+func etagOf(d protocol.Digest) string { return `"` + d.Hex() + `"` }
 
-func (w responseWriter) ReadFrom(r io.Reader) (int64, error) {
-	n, err := io.Copy(w.Response.Writer, r)
-	w.Response.Size += n
-	return n, err
-}
-
-// Header values of every raw answer, shared read-only (capacity 1, see
-// registry.RawDocument).
-var (
-	rawContentTypeValues  = []string{rawContentType}[:1:1]
-	rawCacheControlValues = []string{rawCacheControl}[:1:1]
-	nosniffValues         = []string{"nosniff"}[:1:1]
-)
-
-// writeRaw writes a raw document's answer (200 with the bytes, the same
-// without them for HEAD, or 304 when If-None-Match matches) and returns the
-// status. Both the router's handler and the hot path use it, so their
-// headers cannot drift apart. Header keys are in canonical form, assigned
-// directly: no per-request header value slices.
-func writeRaw(w http.ResponseWriter, r *http.Request, doc *registry.RawDocument) int {
+// writeRaw writes every raw answer, so their headers cannot drift apart:
+// 304 when If-None-Match matches, 200 with the bytes or, for HEAD, without
+// them, and a Range request's 206 or 416 through http.ServeContent.
+func writeRaw(w http.ResponseWriter, r *http.Request, doc *registry.RawDocument) {
+	etag := etagOf(doc.Digest)
 	h := w.Header()
-	h["Etag"] = doc.ETagValues
-	h["Cache-Control"] = rawCacheControlValues
-	h["X-Content-Type-Options"] = nosniffValues
-	if doc.DeprecationValues != nil {
-		h["Deprecation"] = doc.DeprecationValues
+	h.Set("Etag", etag)
+	h.Set("Cache-Control", rawCacheControl)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if doc.Deprecation != "" {
+		h.Set("Deprecation", doc.Deprecation)
 	}
-	if doc.LinkValues != nil {
-		h["Link"] = doc.LinkValues
+	if doc.Link != "" {
+		h.Set("Link", doc.Link)
 	}
-	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm[0], doc.ETag) {
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
-		return http.StatusNotModified
+		return
 	}
-	h["Content-Type"] = rawContentTypeValues
-	h["Content-Length"] = doc.LengthValues
+	h.Set("Content-Type", rawContentType)
+	if r.Method == http.MethodGet && r.Header.Get("Range") != "" {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(doc.Content))
+		return
+	}
+	h.Set("Content-Length", strconv.FormatInt(doc.Size, 10))
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
+	if r.Method == http.MethodGet {
 		_, _ = w.Write(doc.Content)
 	}
-	return http.StatusOK
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list,
-// without allocating.
+// etagMatches implements If-None-Match's weak comparison over a list.
 func etagMatches(header, etag string) bool {
 	for header != "" {
 		var t string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -169,7 +171,9 @@ func rawConformance(t *testing.T, st store.Store, cfg registry.Config, source st
 		"Content-Range": "bytes 2-5/" + strconv.Itoa(len(rawDocText)), "Content-Type": okHeaders["Content-Type"], "Etag": etag, "X-Content-Type-Options": "nosniff"}
 	check("Range", rangeHeaders, 206, rawDocText[2:6], "GET", "/protocol/"+d.Hex(), map[string]string{"Range": "bytes=2-5"})
 
-	// A document larger than the read buffer goes out with sendfile.
+	headersAgree(t, ts.URL, "/protocol/"+d.Hex(), d)
+
+	// A larger document (54 KB) answers the same.
 	bigText := "# Big\n\n" + strings.Repeat("A line of a long document.\n", 2000)
 	big, err := svc.Publish(ctx, []byte(bigText), nil, "")
 	if err != nil {
@@ -189,13 +193,15 @@ func rawConformance(t *testing.T, st store.Store, cfg registry.Config, source st
 	bigRange := map[string]string{"Accept-Ranges": "bytes", "Cache-Control": okHeaders["Cache-Control"], "Content-Length": "10",
 		"Content-Range": "bytes 40000-40009/" + strconv.Itoa(len(bigText)), "Content-Type": okHeaders["Content-Type"], "Etag": `"` + b.Hex() + `"`, "X-Content-Type-Options": "nosniff"}
 	check("big Range", bigRange, 206, bigText[40000:40010], "GET", "/protocol/"+b.Hex(), map[string]string{"Range": "bytes=40000-40009"})
+	headersAgree(t, ts.URL, "/protocol/"+b.Hex(), b)
 
 	// Every answer above is counted as a fetch, whichever source gave it
-	// (5 URLs x 11 requests + 1 Range; 3 GETs, 1 HEAD, 1 Range).
+	// (5 URLs x 11 requests + 1 Range + 4 comparing headers; 3 GETs, 1
+	// HEAD, 1 Range + 4).
 	if err := counter.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for x, want := range map[protocol.Digest]int64{d: 56, b: 5} {
+	for x, want := range map[protocol.Digest]int64{d: 60, b: 9} {
 		days, err := st.AdoptionDays(ctx, x, time.Now().AddDate(0, 0, -1), time.Now().AddDate(0, 0, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -260,5 +266,40 @@ func rawConformance(t *testing.T, st store.Store, cfg registry.Config, source st
 		check("GET, store closed", okHeaders, 200, rawDocText, "GET", "/protocol/"+d.Hex(), nil)
 		check("HEAD, store closed", okHeaders, 200, "", "HEAD", "/protocol/"+d.Hex(), nil)
 		check("304, store closed", notModified, 304, "", "GET", "/protocol/"+d.Hex(), map[string]string{"If-None-Match": etag})
+	}
+}
+
+// headersAgree checks that the four kinds of raw answer of one document
+// (GET, HEAD, 304, Range) carry the same headers, apart from those a kind
+// adds or drops by definition: HEAD's are GET's; a 304 drops Content-Type
+// and Content-Length; a 206 adds Accept-Ranges and Content-Range and has
+// its own Content-Length.
+func headersAgree(t *testing.T, base, u string, d protocol.Digest) {
+	t.Helper()
+	get := func(method string, hdr map[string]string, status int) http.Header {
+		t.Helper()
+		res, _ := do(t, method, base+u, hdr)
+		if res.StatusCode != status {
+			t.Fatalf("%s %s %v: %d, want %d", method, u, hdr, res.StatusCode, status)
+		}
+		return comparableHeaders(res.Header)
+	}
+	full := get("GET", nil, 200)
+	without := func(h http.Header, keys ...string) http.Header {
+		h = h.Clone()
+		for _, k := range keys {
+			h.Del(k)
+		}
+		return h
+	}
+	for name, c := range map[string]struct{ got, want http.Header }{
+		"HEAD": {get("HEAD", nil, 200), full},
+		"304":  {get("GET", map[string]string{"If-None-Match": `"` + d.Hex() + `"`}, 304), without(full, "Content-Type", "Content-Length")},
+		"Range": {without(get("GET", map[string]string{"Range": "bytes=0-1"}, 206), "Accept-Ranges", "Content-Range", "Content-Length"),
+			without(full, "Content-Length")},
+	} {
+		if !maps.EqualFunc(c.got, c.want, slices.Equal) {
+			t.Errorf("%s %s: headers %v, GET's are %v", name, u, c.got, full)
+		}
 	}
 }

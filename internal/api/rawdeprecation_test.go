@@ -54,6 +54,7 @@ func rawDeprecation(t *testing.T, base string, svc *registry.Service, st store.S
 			{"GET", map[string]string{"Range": "bytes=2-5"}, 206, text[2:6]},
 		}
 		for _, u := range []string{"/protocol/" + x.Hex(), "/protocol?id=" + x.Hex()} {
+			headersAgree(t, base, u, x)
 			for _, rq := range reqs {
 				res, body := do(t, rq.method, base+u, rq.hdr)
 				if res.StatusCode != rq.status || string(body) != rq.body {

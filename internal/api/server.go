@@ -8,6 +8,7 @@ package api
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"runtime"
 	"time"
@@ -201,6 +202,13 @@ func withDefaults(c Config) Config {
 
 // Echo exposes the router (tests, embedding).
 func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// ServeHTTP answers through the router: every request, raw documents
+// included, takes the same middleware.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Handler is the server's http.Handler.
+func (s *Server) Handler() http.Handler { return s }
 
 func (s *Server) routes() {
 	e := s.echo

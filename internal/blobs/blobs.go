@@ -7,17 +7,13 @@
 package blobs
 
 import (
-	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -81,97 +77,44 @@ func (s *Store) Path(d protocol.Digest) string {
 	return string(b)
 }
 
-// File is an open, verified blob. The caller closes it.
-type File struct {
-	*os.File
-	Size int64
-	// Hits counts the opens of this file version by this process, the
-	// first included: a caller may keep often-read documents in memory.
-	Hits uint32
-}
-
-// Open opens d's blob, verifying its bytes the first time this process
-// sees this file (a later rewrite changes its identity, so is verified
-// again). A missing file gives fs.ErrNotExist; a file that fails
-// verification is deleted and gives ErrMismatch: it is never returned.
-func (s *Store) Open(d protocol.Digest) (*File, error) {
-	f, fi, err := s.openFile(d)
-	if err != nil {
-		return nil, err
-	}
-	hits, err := s.check(d, f, fi)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &File{File: f, Size: fi.Size(), Hits: hits}, nil
-}
-
-// openFile opens d's file without blocking (a FIFO in its place would
-// block the open for ever) and only if it is a regular file; anything else
-// under its name is removed (ErrNotRegular), so the blob can be written
-// again.
-func (s *Store) openFile(d protocol.Digest) (*os.File, fs.FileInfo, error) {
-	f, fi, err := regularfile.Open(s.Path(d), os.O_RDONLY, 0)
+// Read returns d's blob, read whole, once its bytes are known to hash to
+// its name: they are hashed the first time this process reads this
+// version of the file (a rewrite changes its stamp), and hits counts the
+// reads of this version, the first included. A missing file gives
+// fs.ErrNotExist; a file that fails verification is deleted and gives
+// ErrMismatch; a name that is not a regular file is removed and gives
+// ErrNotRegular. The work is bounded by the file's size, which Put and the
+// importer bound by the document limit.
+func (s *Store) Read(d protocol.Digest) (content []byte, hits uint32, err error) {
+	b, st, err := readRegular(s.Path(d))
 	if errors.Is(err, ErrNotRegular) {
 		s.remove(d, 0)
 	}
-	return f, fi, err
+	if err != nil {
+		return nil, 0, err
+	}
+	if hits, ok := s.verified.hit(d, st); ok {
+		return b, hits, nil
+	}
+	if sha1.Sum(b) != d {
+		// Only this file's name goes: a rewrite racing us has its own
+		// identity, and a wrong remove costs one refetch.
+		s.remove(d, int64(len(b)))
+		return nil, 0, fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
+	}
+	s.verified.add(d, st, int64(len(b)))
+	return b, 1, nil
 }
 
 // Stat returns the size of d's verified blob: from memory when this
 // process has verified a version of the file (HEAD and revalidation), else
-// by verifying it now.
+// by reading and verifying it now.
 func (s *Store) Stat(d protocol.Digest) (int64, error) {
 	if n, ok := s.verified.size(d); ok {
 		return n, nil
 	}
-	bp := hashBuffers.Get().(*[]byte)
-	sm, err := s.ReadSmall(d, *bp)
-	hashBuffers.Put(bp)
-	if err == nil {
-		return int64(len(sm.Content)), nil
-	}
-	if !errors.Is(err, ErrTooLarge) {
-		return 0, err
-	}
-	f, err := s.Open(d)
-	if err != nil {
-		return 0, err
-	}
-	f.Close()
-	return f.Size, nil
-}
-
-// check verifies f (at offset 0) unless already verified, leaving the
-// offset at 0, and returns the opens counted; a mismatching file is
-// removed.
-func (s *Store) check(d protocol.Digest, f *os.File, fi fs.FileInfo) (uint32, error) {
-	st := stamp(fi)
-	if hits, ok := s.verified.hit(d, st); ok {
-		return hits, nil
-	}
-	if fi.Size() > math.MaxUint32 {
-		return 0, fmt.Errorf("blobs: %s is larger than 4 GiB", d.Hex())
-	}
-	h := sha1.New()
-	bp := hashBuffers.Get().(*[]byte)
-	_, err := io.CopyBuffer(h, onlyReader{f}, *bp)
-	hashBuffers.Put(bp)
-	if err != nil {
-		return 0, err
-	}
-	if !bytes.Equal(h.Sum(nil), d[:]) {
-		// Only this file's name goes: a rewrite racing us has its own
-		// identity, and a wrong remove costs one refetch.
-		s.remove(d, fi.Size())
-		return 0, fmt.Errorf("%w: %s", ErrMismatch, d.Hex())
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, err
-	}
-	s.verified.add(d, st, fi.Size())
-	return 1, nil
+	b, _, err := s.Read(d)
+	return int64(len(b)), err
 }
 
 // Has reports whether d's file exists (unverified) as a regular file.
@@ -256,23 +199,12 @@ func syncDir(dir string) error {
 	return err
 }
 
-// stamp identifies one version of a file: a rewrite (a new inode, a new
+// stampOf identifies one version of a file: a rewrite (a new inode, a new
 // modification time or size) needs verifying again.
-func stamp(fi fs.FileInfo) uint64 {
-	return stampOf(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
-}
-
 func stampOf(size, mtimeNanos int64, ino uint64) uint64 {
 	x := uint64(size)*0x9e3779b97f4a7c15 ^ uint64(mtimeNanos) ^ ino*0xbf58476d1ce4e5b9
 	return x | 1 // 0 marks an empty slot
 }
-
-// hashBuffers are the buffers files are hashed through (32 KiB each).
-var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// onlyReader hides *os.File's WriteTo, so io.CopyBuffer uses the buffer
-// it is given instead of allocating one.
-type onlyReader struct{ io.Reader }
 
 // parseName reads a blob's file name; temp files and strays do not parse.
 func parseName(name string) (protocol.Digest, bool) {

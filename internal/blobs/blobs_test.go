@@ -3,7 +3,6 @@ package blobs
 import (
 	"crypto/sha1"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,20 +25,16 @@ func openStore(t *testing.T, maxBytes int64) *Store {
 
 func readAll(t *testing.T, s *Store, d protocol.Digest) ([]byte, error) {
 	t.Helper()
-	f, err := s.Open(d)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	b, _, err := s.Read(d)
+	return b, err
 }
 
-func TestPutOpenRoundTrip(t *testing.T) {
+func TestPutReadRoundTrip(t *testing.T) {
 	s := openStore(t, 0)
 	doc := []byte("# Doc\n\nBody.\n")
 	d := digestOf(doc)
-	if _, err := s.Open(d); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Open before Put: %v, want ErrNotExist", err)
+	if _, _, err := s.Read(d); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read before Put: %v, want ErrNotExist", err)
 	}
 	if err := s.Put(d, doc); err != nil {
 		t.Fatal(err)
@@ -252,28 +247,26 @@ func TestPutBatch(t *testing.T) {
 	}
 }
 
-func TestReadSmall(t *testing.T) {
+// Read counts the reads of one file version and hashes a rewritten file
+// again, even of the same size.
+func TestReadCountsAndRehashesARewrite(t *testing.T) {
 	s := openStore(t, 0)
 	doc := []byte("# Small\n\nBody.\n")
 	d := digestOf(doc)
 	if err := s.Put(d, doc); err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 64)
 	for want := uint32(1); want <= 2; want++ {
-		sm, err := s.ReadSmall(d, buf)
-		if err != nil || string(sm.Content) != string(doc) || sm.Hits != want {
-			t.Fatalf("ReadSmall: %q hits %d, %v", sm.Content, sm.Hits, err)
+		b, hits, err := s.Read(d)
+		if err != nil || string(b) != string(doc) || hits != want {
+			t.Fatalf("Read: %q hits %d, %v", b, hits, err)
 		}
-	}
-	if _, err := s.ReadSmall(d, buf[:4]); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("ReadSmall into a small buffer: %v", err)
 	}
 	time.Sleep(10 * time.Millisecond)
 	if err := os.WriteFile(s.Path(d), []byte("# Smalx\n\nBody.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReadSmall(d, buf); !errors.Is(err, ErrMismatch) || s.Has(d) {
-		t.Fatalf("ReadSmall of a rewritten file: %v (still there: %v)", err, s.Has(d))
+	if _, _, err := s.Read(d); !errors.Is(err, ErrMismatch) || s.Has(d) {
+		t.Fatalf("Read of a rewritten file: %v (still there: %v)", err, s.Has(d))
 	}
 }

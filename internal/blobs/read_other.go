@@ -2,13 +2,35 @@
 
 package blobs
 
-import "github.com/agora-registry/registry/internal/protocol"
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
 
-// Small is a blob read whole into the caller's buffer.
-type Small struct {
-	Content []byte
-	Hits    uint32
+	"github.com/agora-registry/registry/internal/regularfile"
+)
+
+// readRegular reads the regular file at path whole and returns its stamp
+// (without blocking on a FIFO; anything but a regular file is
+// ErrNotRegular).
+func readRegular(path string) ([]byte, uint64, error) {
+	f, fi, err := regularfile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if fi.Size() > math.MaxUint32 {
+		return nil, 0, fmt.Errorf("blobs: %s is larger than 4 GiB", path)
+	}
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, 0, err
+	}
+	return b, stamp(fi), nil
 }
 
-// ReadSmall always defers to Open outside Linux.
-func (s *Store) ReadSmall(protocol.Digest, []byte) (Small, error) { return Small{}, ErrTooLarge }
+func stamp(fi fs.FileInfo) uint64 {
+	return stampOf(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
+}

@@ -27,17 +27,16 @@ func notBlocking(t *testing.T, f func() error) error {
 }
 
 // A FIFO under a blob's name (or a directory) is never read: the open does
-// not block on it (Open, ReadSmall and Check would otherwise wait for a
+// not block on it (Read, Stat and Check would otherwise wait for a
 // writer for ever), it is refused as not a regular file and removed, so
 // the blob counts as missing and can be written again; Walk reports it.
 func TestSpecialFilesAreMissingNeverRead(t *testing.T) {
 	doc := []byte("# Doc\n\nBody.\n")
 	d := digestOf(doc)
 	for name, read := range map[string]func(s *Store) error{
-		"Open":      func(s *Store) error { _, err := s.Open(d); return err },
-		"ReadSmall": func(s *Store) error { _, err := s.ReadSmall(d, make([]byte, 1<<10)); return err },
-		"Stat":      func(s *Store) error { _, err := s.Stat(d); return err },
-		"Check":     func(s *Store) error { return s.Check(d) },
+		"Read":  func(s *Store) error { _, _, err := s.Read(d); return err },
+		"Stat":  func(s *Store) error { _, err := s.Stat(d); return err },
+		"Check": func(s *Store) error { return s.Check(d) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := openStore(t, 0)
@@ -58,9 +57,6 @@ func TestSpecialFilesAreMissingNeverRead(t *testing.T) {
 				t.Errorf("Walk: %+v, want the FIFO reported as not regular", walked)
 			}
 			err := notBlocking(t, func() error { return read(s) })
-			if name == "ReadSmall" && errors.Is(err, ErrTooLarge) {
-				t.Skip("no ReadSmall here")
-			}
 			if !errors.Is(err, ErrNotRegular) {
 				t.Fatalf("%s of a FIFO: %v, want ErrNotRegular", name, err)
 			}

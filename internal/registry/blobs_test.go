@@ -41,17 +41,15 @@ func TestBlobsAreFilledAndNeverServedWrong(t *testing.T) {
 	if !files.Has(d) {
 		t.Fatal("the first read wrote no blob")
 	}
-	if _, ok := svc.BlobFile(d); ok {
+	if _, ok := svc.blobRaw(d, true); ok {
 		t.Fatal("a blob was served before the withdrawn set was loaded")
 	}
 	if err := svc.RefreshInactive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f, ok := svc.BlobFile(d)
-	if !ok {
+	if got, ok := svc.blobRaw(d, true); !ok || string(got.Content) != string(doc) {
 		t.Fatal("no blob after the withdrawn set was loaded")
 	}
-	f.Close()
 
 	// A damaged file is deleted, not served; the next read through the
 	// store writes it again.
@@ -59,7 +57,7 @@ func TestBlobsAreFilledAndNeverServedWrong(t *testing.T) {
 	if err := os.WriteFile(files.Path(d), []byte("# Blob\n\nServed from a fiLe.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := svc.BlobFile(d); ok || files.Has(d) {
+	if _, ok := svc.blobRaw(d, true); ok || files.Has(d) {
 		t.Fatalf("damaged blob: served %v, still there %v", ok, files.Has(d))
 	}
 	if got, err := svc.Raw(ctx, d); err != nil || string(got) != string(doc) {
@@ -78,11 +76,11 @@ func TestBlobsAreFilledAndNeverServedWrong(t *testing.T) {
 	if err := svc.RefreshInactive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := svc.BlobFile(d); ok || files.Has(d) {
+	if _, ok := svc.blobRaw(d, true); ok || files.Has(d) {
 		t.Fatalf("withdrawn elsewhere: served %v, file there %v", ok, files.Has(d))
 	}
-	if _, ok := svc.BlobSize(d); ok {
-		t.Fatal("BlobSize answers a withdrawn document")
+	if _, ok := svc.blobRaw(d, false); ok {
+		t.Fatal("a body-less answer comes from a withdrawn document's blob")
 	}
 }
 

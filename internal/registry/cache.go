@@ -10,38 +10,30 @@ import (
 	"github.com/agora-registry/registry/internal/store"
 )
 
-// RawDocument is a document's exact bytes with the values its HTTP answer
-// needs, computed once when it is loaded: a hot fetch then costs no
-// formatting and no allocation. Everything in it is shared and read-only.
+// RawDocument is what a raw answer needs: a document's exact bytes (nil
+// for an answer without a body served from a blob: its size is enough)
+// and its lifecycle headers. It is shared and read-only.
 type RawDocument struct {
 	Digest  protocol.Digest
 	Content []byte
-	// ETag is the strong entity tag, `"<hex>"`.
-	ETag string
-	// ETagValues and LengthValues are ready-made header value slices
-	// ({ETag} and {len(Content)}); their capacity is 1, so an append by a
-	// careless caller copies instead of writing into the shared array.
-	ETagValues   []string
-	LengthValues []string
-	// DeprecationValues and LinkValues are the Deprecation (RFC 9745) and
-	// successor-version Link headers of a deprecated document; nil when it
-	// is active or names no replacement.
-	DeprecationValues []string
-	LinkValues        []string
+	Size    int64
+	// Deprecation (RFC 9745) and the successor-version Link of a
+	// deprecated document; empty when it is active or names no
+	// replacement.
+	Deprecation string
+	Link        string
 }
 
 func newRawDocument(d protocol.Digest, content []byte, lc store.Lifecycle, publicURL string) *RawDocument {
-	etag := `"` + d.Hex() + `"`
-	doc := &RawDocument{Digest: d, Content: content, ETag: etag,
-		ETagValues: []string{etag}[:1:1], LengthValues: []string{strconv.Itoa(len(content))}[:1:1]}
+	doc := &RawDocument{Digest: d, Content: content, Size: int64(len(content))}
 	if lc.Status == store.StatusDeprecated {
 		at := time.Now()
 		if lc.ChangedAt != nil {
 			at = *lc.ChangedAt
 		}
-		doc.DeprecationValues = []string{"@" + strconv.FormatInt(at.Unix(), 10)}[:1:1]
+		doc.Deprecation = "@" + strconv.FormatInt(at.Unix(), 10)
 		if lc.Replacement != nil {
-			doc.LinkValues = []string{"<" + publicURL + "/protocol/" + lc.Replacement.Hex() + `>; rel="successor-version"`}[:1:1]
+			doc.Link = "<" + publicURL + "/protocol/" + lc.Replacement.Hex() + `>; rel="successor-version"`
 		}
 	}
 	return doc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -48,7 +49,7 @@ func TestStatusChangeReachesCachedRaw(t *testing.T) {
 	svc := newService(t, Config{PublicURL: "https://reg.example", CacheBytes: 1 << 20})
 	old, _ := svc.Publish(ctx, []byte("# Old\n"), nil, "")
 	repl, _ := svc.Publish(ctx, []byte("# New\n"), nil, "")
-	if doc, err := svc.RawDocument(ctx, old.Entry.Digest); err != nil || doc.DeprecationValues != nil {
+	if doc, err := svc.RawDocument(ctx, old.Entry.Digest); err != nil || doc.Deprecation != "" {
 		t.Fatalf("raw of an active document: %+v %v", doc, err)
 	}
 	if _, ok := svc.CachedRaw(old.Entry.Digest); !ok {
@@ -59,8 +60,8 @@ func TestStatusChangeReachesCachedRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, err := svc.RawDocument(ctx, old.Entry.Digest)
-	if err != nil || len(doc.DeprecationValues) != 1 || doc.DeprecationValues[0][0] != '@' ||
-		len(doc.LinkValues) != 1 || doc.LinkValues[0] != "<https://reg.example/protocol/"+repl.Entry.Digest.Hex()+`>; rel="successor-version"` {
+	if err != nil || !strings.HasPrefix(doc.Deprecation, "@") ||
+		doc.Link != "<https://reg.example/protocol/"+repl.Entry.Digest.Hex()+`>; rel="successor-version"` {
 		t.Fatalf("raw after deprecation: %+v %v", doc, err)
 	}
 }

@@ -234,10 +234,23 @@ func (s *Service) checkStored(d protocol.Digest, b []byte) error {
 // hashing to its name (metrics).
 func (s *Service) CorruptReads() int64 { return s.corrupt.Load() }
 
-// CachedRaw returns a document only if the cache holds it: no store
-// access, no upstream, no allocation (the HTTP layer's hot path).
+// CachedRaw returns d only if the memory cache holds it.
 func (s *Service) CachedRaw(d protocol.Digest) (*RawDocument, bool) {
 	return s.cache.get(d)
+}
+
+// RawAnswer is what a raw answer of d needs, from the memory cache, else
+// d's blob file, else the store (RawDocument: a miss, a withdrawn or a
+// deprecated document). Without body (HEAD, a matching If-None-Match) a
+// blob's verified size is enough and Content may be nil.
+func (s *Service) RawAnswer(ctx context.Context, d protocol.Digest, body bool) (*RawDocument, error) {
+	if doc, ok := s.cache.get(d); ok {
+		return doc, nil
+	}
+	if doc, ok := s.blobRaw(d, body); ok {
+		return doc, nil
+	}
+	return s.RawDocument(ctx, d)
 }
 
 // pull fetches a missing document from the upstream, verifies it hashes to

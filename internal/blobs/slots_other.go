@@ -1,5 +1,0 @@
-//go:build !unix
-
-package blobs
-
-func allocSlots(n int) []verifiedSlot { return make([]verifiedSlot, n) }
