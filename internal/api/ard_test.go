@@ -586,3 +586,28 @@ func TestARDFederationStopsLoopsAndLongChains(t *testing.T) {
 		}
 	}
 }
+
+// TestARDLookupCarriesRepresentativeQueries: a protocol whose front matter
+// lists representativeQueries is looked up with them, not with queries
+// derived from its title.
+func TestARDLookupCarriesRepresentativeQueries(t *testing.T) {
+	n := newARDNode(t)
+	r, err := n.svc.Publish(context.Background(), []byte("---\ntitle: Currency conversion\nrepresentativeQueries:\n  - how many euros is 20 dollars\n  - convert yen to pounds\n---\n\nConvert.\n"), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, m := ardDo(t, "GET", n.url+"/.well-known/ard.json", "")
+	var id string
+	for _, e := range arr(t, m["entries"], "entries") {
+		if strings.HasSuffix(e.(map[string]any)["identifier"].(string), ":"+r.Entry.Digest.Hex()) {
+			id = e.(map[string]any)["identifier"].(string)
+		}
+	}
+	if id == "" {
+		t.Fatal("the protocol is not in the manifest")
+	}
+	_, got := ardDo(t, "GET", n.url+"/ard/agents/"+url.PathEscape(id), "")
+	if q := fmt.Sprint(got["representativeQueries"]); q != "[how many euros is 20 dollars convert yen to pounds]" {
+		t.Fatalf("representativeQueries of the lookup: %s", q)
+	}
+}

@@ -185,10 +185,14 @@ func AgentEntry(a store.Agent) (Entry, bool) {
 	return out, true
 }
 
-// representativeQueries are 2 to 5 short queries a protocol answers,
-// derived from its title, description and tags. Protocol metadata has no
-// field for them yet; when it gains one, it replaces this derivation.
+// representativeQueries are 2 to 5 short queries a protocol answers: its
+// front matter's representativeQueries when the entry carries them (one
+// lookup reads them; listings do not), else derived from its title,
+// description and tags.
 func representativeQueries(m protocol.Metadata) []string {
+	if len(m.RepresentativeQueries) > 0 {
+		return m.RepresentativeQueries
+	}
 	var out []string
 	add := func(q string) {
 		q = strings.Join(strings.Fields(q), " ")

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -176,10 +177,14 @@ func (s *Service) Lookup(ctx context.Context, id string) (Entry, error) {
 		if !ok || u.publisher != s.publisher {
 			return Entry{}, ErrNotFound
 		}
-		e, err := s.protocols.Get(ctx, d, false)
+		e, err := s.protocols.Get(ctx, d, true)
 		if err != nil {
 			return Entry{}, notFound(err)
 		}
+		// The store keeps a document's representativeQueries in its match
+		// index only; one lookup reads them from the bytes.
+		m, _ := protocol.ParseMetadata(e.Content)
+		e.Metadata.RepresentativeQueries = m.RepresentativeQueries
 		return s.protocolEntry(e), nil
 	case nsAgent:
 		origin := agentOrigin(u)
