@@ -201,7 +201,7 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 // searchRelevance pages through matches tier by tier from the cursor's.
 func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (store.Page, error) {
 	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
-	after := int64(1<<62) // the cursor's score: rows below it are read
+	after := int64(1 << 62) // the cursor's score: rows below it are read
 	if hasCursor {
 		after = int64(cur.Rank)
 		key, row := after/tierUnit, after%tierUnit
