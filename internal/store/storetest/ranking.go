@@ -97,7 +97,7 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	// Bounded: a description-only match with the most adoption (1 × 11)
 	// does not pass a title-and-description match (3 × 4).
 	side := putText(t, s, simpleDoc("Sky Charts", "Charts of weather fronts", nil, "Fronts."))
-	fetchedBy(t, s, side.Digest, 200, 1, 2)
+	fetchedBy(t, s, side.Digest, 300, 1, 2)
 	got := searchAll(t, s, store.Query{Text: "weather", Limit: 10})
 	pos := map[protocol.Digest]int{}
 	for i, e := range got {
