@@ -29,8 +29,9 @@ import (
 // is the planner's choice, from statistics kept fine enough for rare words
 // (migration 000006); nothing here steers it.
 
-// nameKey is the name sort's key, spelled as in documents_name_idx.
-const nameKey = `(lower(title) COLLATE "C")`
+// nameKey is the name sort's key (store.NaturalKey), spelled as in
+// documents_natural_name_idx.
+const nameKey = `(natural_key(title) COLLATE "C")`
 
 // newestOrder is the newest sort, served by documents_newest_idx.
 const newestOrder = "created_at DESC, digest DESC"

@@ -1,14 +1,17 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
 // rankDay is the day the ranking tests count adoption on.
@@ -193,5 +196,51 @@ func testBlendedPaging(t *testing.T, open Opener) {
 				t.Fatalf("%+v: pages hold %d, one page %d", q, len(got), len(want))
 			}
 		}
+	}
+}
+
+// testNaturalOrder: the name sort orders numbers in titles by value, the
+// same on every engine, page by page.
+func testNaturalOrder(t *testing.T, open Opener) {
+	s := open(t)
+	want := []string{"Alert", "Alert 100", "Alert v1.9", "alert v1.10", "Alert v2", "Alert v9", "Alert v10", "Alerts"}
+	for _, i := range []int{6, 2, 0, 7, 3, 5, 1, 4} {
+		putText(t, s, simpleDoc(want[i], "Alerts", nil, "Alert."))
+	}
+	for _, limit := range []int{0, 1, 3} {
+		got := titlesOf(searchAll(t, s, store.Query{Sort: store.SortName, Limit: limit}))
+		if !slices.Equal(got, want) {
+			t.Fatalf("name sort, pages of %d: %q, want %q", limit, got, want)
+		}
+	}
+	if got := titlesOf(search(t, s, store.Query{Text: "alert", Sort: store.SortName}).Entries); !slices.Equal(got, want) {
+		t.Fatalf("name sort of a search: %q, want %q", got, want)
+	}
+}
+
+// TestRankingUpgrade checks the adoption-level and natural-name
+// migrations (PostgreSQL 000027 and 000028, SQLite 0027 and 0028) on a
+// store with documents: two down and up again, the levels come back from
+// the stored scores and the name keys are rewritten.
+func TestRankingUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
+	s := openStore(t, dsn, open)
+	var es []store.Entry
+	for _, title := range []string{"Buoy v2", "Buoy v10", "Buoy v9"} {
+		es = append(es, putText(t, s, simpleDoc(title, "Buoys", nil, "Buoy.")))
+	}
+	fetchedBy(t, s, es[0].Digest, 3, 1, 1)
+	s.Close()
+	if err := migrate.Down(ctx(t), engine, dsn, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx(t), engine, dsn); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, dsn, open)
+	if got := titlesOf(search(t, s, store.Query{Sort: store.SortName}).Entries); !slices.Equal(got, []string{"Buoy v2", "Buoy v9", "Buoy v10"}) {
+		t.Fatalf("after the upgrade the name sort is %q", got)
+	}
+	if got := search(t, s, store.Query{Text: "buoy"}).Entries; len(got) != 3 || got[0].Digest != es[0].Digest {
+		t.Fatalf("after the upgrade the adopted entry is not first: %q", titlesOf(got))
 	}
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AdoptionRanking", func(t *testing.T) { testAdoptionRanking(t, open) })
 	t.Run("AdoptionDemoted", func(t *testing.T) { testAdoptionDemoted(t, open) })
 	t.Run("BlendedPaging", func(t *testing.T) { testBlendedPaging(t, open) })
+	t.Run("NaturalOrder", func(t *testing.T) { testNaturalOrder(t, open) })
 	t.Run("SearchFilters", func(t *testing.T) { testSearchFilters(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
