@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
@@ -161,6 +162,20 @@ func Bench(b *testing.B, open Opener) {
 			reportP95(b, lat)
 		})
 	}
+	// The same common-word search once 1% of the documents are adopted
+	// (their own sorted branch: internal/store/*/search.go).
+	adopt(b, s, digests)
+	run("SearchCommonWordAdopted", func(b *testing.B) {
+		var lat []time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if _, err := s.Search(bg, store.Query{Text: storetest.CommonWord}); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportP95(b, lat)
+	})
 	run("Put", func(b *testing.B) {
 		next := n + 1_000_000
 		var cpu time.Duration
@@ -205,4 +220,24 @@ func reportP95(b *testing.B, lat []time.Duration) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)*95/100])/float64(time.Millisecond), "p95-ms")
+}
+
+// adopt gives every hundredth document distinct clients (1 to 200, so
+// levels 1 to 7), in batches of store.MaxAdoptionBatch.
+func adopt(tb testing.TB, s store.Store, digests []protocol.Digest) {
+	tb.Helper()
+	var batch []store.AdoptionDelta
+	for i := 0; i < len(digests); i += 100 {
+		hs := make([]uint64, 1+(i/100)%200)
+		for j := range hs {
+			hs[j] = uint64(i)<<20 | uint64(j)
+		}
+		batch = append(batch, store.AdoptionDelta{Digest: digests[i], Fetches: int64(len(hs)), Clients: sketch.Of(hs)})
+		if len(batch) == store.MaxAdoptionBatch || i+100 >= len(digests) {
+			if err := s.AddAdoption(context.Background(), time.Now(), batch); err != nil {
+				tb.Fatalf("adoption: %v", err)
+			}
+			batch = batch[:0]
+		}
+	}
 }
