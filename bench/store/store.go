@@ -145,6 +145,7 @@ func Bench(b *testing.B, open Opener) {
 		{"SearchCommonWord", store.Query{Text: storetest.CommonWord}},
 		{"SearchRareWord", store.Query{Text: storetest.RareWord}},
 		{"SearchTwoWords", store.Query{Text: storetest.CommonWord + " booking"}},
+		{"SearchHeadWord", store.Query{Text: storetest.CommonTag}},
 		{"SearchTag", store.Query{Tags: []string{storetest.CommonTag}}},
 		{"SearchWordAndTag", store.Query{Text: storetest.CommonWord, Tags: []string{storetest.CommonTag}}},
 		{"BrowseNewest", store.Query{}},
@@ -162,20 +163,28 @@ func Bench(b *testing.B, open Opener) {
 			reportP95(b, lat)
 		})
 	}
-	// The same common-word search once 1% of the documents are adopted
-	// (their own sorted branch: internal/store/*/search.go).
+	// Searches once 1% of the documents are adopted (their own branch:
+	// internal/store/*/search.go).
 	adopt(b, s, digests)
-	run("SearchCommonWordAdopted", func(b *testing.B) {
-		var lat []time.Duration
-		for b.Loop() {
-			t0 := time.Now()
-			if _, err := s.Search(bg, store.Query{Text: storetest.CommonWord}); err != nil {
-				b.Fatal(err)
+	for _, c := range []struct {
+		name string
+		q    store.Query
+	}{
+		{"SearchCommonWordAdopted", store.Query{Text: storetest.CommonWord}},
+		{"SearchHeadWordAdopted", store.Query{Text: storetest.CommonTag}},
+	} {
+		run(c.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := s.Search(bg, c.q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
 			}
-			lat = append(lat, time.Since(t0))
-		}
-		reportP95(b, lat)
-	})
+			reportP95(b, lat)
+		})
+	}
 	run("Put", func(b *testing.B) {
 		next := n + 1_000_000
 		var cpu time.Duration

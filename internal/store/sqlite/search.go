@@ -218,6 +218,26 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	}
 	type scored struct{ id, score int64 }
 	var rows []scored
+	// The adopted head matches, every one (their keys are not in the
+	// walks' order): each adopted row is looked up in the full-text index,
+	// once, and a match twice more for its rank, so the cost is that of
+	// the adopted rows.
+	table, head := "documents_fts", "("+all+") AND (("+title+") OR ("+meta+"))"
+	if len(m.Groups) == 1 {
+		table, head = "documents_meta_fts", "("+title+") OR ("+meta+")"
+	}
+	probe := `EXISTS (SELECT 1 FROM ` + table + ` WHERE ` + table + ` MATCH ? AND rowid = d.id`
+	tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
+	adopted, err := s.adopted(ctx, `SELECT d.id, d.boost, `+probe+`), `+probe+`) FROM documents d INDEXED BY documents_boosted
+		WHERE d.boost <> 0 AND d.demoted = 0 AND `+probe+tags+`)`, append([]any{title, meta, head}, tagArgs...)...)
+	if err != nil {
+		return store.Page{}, err
+	}
+	for _, a := range adopted {
+		if sc := tierKey(a.rank, a.boost)*tierUnit + a.id; sc < after {
+			rows = append(rows, scored{a.id, sc})
+		}
+	}
 	want, walked := q.Limit+1, 0
 	for _, t := range relevanceTiers {
 		table, expr := "documents_fts", t.expr
@@ -227,21 +247,6 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
 		match := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?` + tags
 		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
-		if t.rank > 0 {
-			// the adopted head matches, every one (their keys are not in
-			// the walk's order): each adopted row is looked up in the
-			// full-text index, so the cost is that of the adopted rows.
-			got, err := s.scored(ctx, `SELECT d.id, d.boost FROM documents d INDEXED BY documents_boosted WHERE d.boost <> 0 AND d.demoted = 0
-				AND EXISTS (`+match+` AND `+table+`.rowid = d.id)`, args...)
-			if err != nil {
-				return store.Page{}, err
-			}
-			for _, g := range got {
-				if sc := tierKey(t.rank, g[1])*tierUnit + g[0]; sc < after {
-					rows = append(rows, scored{g[0], sc})
-				}
-			}
-		}
 		key := tierKey(t.rank, 0)
 		if key*tierUnit > after || walked >= want {
 			continue
@@ -298,18 +303,32 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	return page, nil
 }
 
-// scored runs a query of two integer columns.
-func (s *Store) scored(ctx context.Context, query string, args ...any) ([][2]int64, error) {
+// adoptedRow is an adopted head match: its row id, adoption level and
+// text rank.
+type adoptedRow struct{ id, boost, rank int64 }
+
+// adopted runs a query of row id, level, and whether a query word is in
+// the title and in the description or tags.
+func (s *Store) adopted(ctx context.Context, query string, args ...any) ([]adoptedRow, error) {
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var out [][2]int64
+	var out []adoptedRow
 	for rows.Next() {
-		var r [2]int64
-		if err := rows.Scan(&r[0], &r[1]); err != nil {
+		var (
+			r           adoptedRow
+			title, meta bool
+		)
+		if err := rows.Scan(&r.id, &r.boost, &title, &meta); err != nil {
 			return nil, mapErr(err)
+		}
+		if title {
+			r.rank += 2
+		}
+		if meta {
+			r.rank++
 		}
 		out = append(out, r)
 	}
