@@ -219,17 +219,9 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	type scored struct{ id, score int64 }
 	var rows []scored
 	// The adopted head matches, every one (their keys are not in the
-	// walks' order): each adopted row is looked up in the full-text index,
-	// once, and a match twice more for its rank, so the cost is that of
-	// the adopted rows.
-	table, head := "documents_fts", "("+all+") AND (("+title+") OR ("+meta+"))"
-	if len(m.Groups) == 1 {
-		table, head = "documents_meta_fts", "("+title+") OR ("+meta+")"
-	}
-	probe := `EXISTS (SELECT 1 FROM ` + table + ` WHERE ` + table + ` MATCH ? AND rowid = d.id`
-	tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
-	adopted, err := s.adopted(ctx, `SELECT d.id, d.boost, `+probe+`), `+probe+`) FROM documents d INDEXED BY documents_boosted
-		WHERE d.boost <> 0 AND d.demoted = 0 AND `+probe+tags+`)`, append([]any{title, meta, head}, tagArgs...)...)
+	// walks' order), from the adopted rows' own index (migration 0027):
+	// the cost is that of the adopted matches.
+	adopted, err := s.adopted(ctx, q, m, title, meta)
 	if err != nil {
 		return store.Page{}, err
 	}
@@ -307,29 +299,49 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 // text rank.
 type adoptedRow struct{ id, boost, rank int64 }
 
-// adopted runs a query of row id, level, and whether a query word is in
-// the title and in the description or tags.
-func (s *Store) adopted(ctx context.Context, query string, args ...any) ([]adoptedRow, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+// adopted reads the live adopted rows with a word of m in the title or
+// the description or tags, and q's filters: their text ranks from
+// documents_adopted_fts, their levels and filters from documents (every
+// group of m, with several, from documents_fts).
+func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]adoptedRow, error) {
+	rank := map[int64]int64{}
+	for _, c := range []struct {
+		expr string
+		rank int64
+	}{{title, 2}, {meta, 1}} {
+		ids, err := s.rowIDs(ctx, `SELECT rowid FROM documents_adopted_fts WHERE documents_adopted_fts MATCH ?`, c.expr)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			rank[id] += c.rank
+		}
+	}
+	if len(rank) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, 0, len(rank))
+	for id := range rank {
+		ids = append(ids, id)
+	}
+	checks, args := filterChecks("d.id", q.Tags, q)
+	if len(m.Groups) > 1 {
+		checks += " AND EXISTS (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = d.id)"
+		args = append(args, ftsAll(m))
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
+		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
 	var out []adoptedRow
 	for rows.Next() {
-		var (
-			r           adoptedRow
-			title, meta bool
-		)
-		if err := rows.Scan(&r.id, &r.boost, &title, &meta); err != nil {
+		var r adoptedRow
+		if err := rows.Scan(&r.id, &r.boost); err != nil {
 			return nil, mapErr(err)
 		}
-		if title {
-			r.rank += 2
-		}
-		if meta {
-			r.rank++
-		}
+		r.rank = rank[r.id]
 		out = append(out, r)
 	}
 	return out, mapErr(rows.Err())

@@ -109,6 +109,10 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	if len(got) != 32 || pos[side.Digest] != 31 {
 		t.Fatalf("the most adopted description-only match is at %d of %d, want last: %q", pos[side.Digest], len(got), titlesOf(got))
 	}
+	// Every word must match, adopted or not.
+	if got := searchAll(t, s, store.Query{Text: "weather protocol", Limit: 1}); len(got) != 1 || got[0].Digest != canonical.Digest {
+		t.Fatalf("weather protocol: %q, want the protocol alone", titlesOf(got))
+	}
 
 	// Requests are not clients: 500 fetches by one client (level 1) rank
 	// below 3 clients once each (level 2), though newer.
