@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
@@ -144,10 +145,33 @@ func Bench(b *testing.B, open Opener) {
 		{"SearchCommonWord", store.Query{Text: storetest.CommonWord}},
 		{"SearchRareWord", store.Query{Text: storetest.RareWord}},
 		{"SearchTwoWords", store.Query{Text: storetest.CommonWord + " booking"}},
+		{"SearchHeadWord", store.Query{Text: storetest.CommonTag}},
 		{"SearchTag", store.Query{Tags: []string{storetest.CommonTag}}},
 		{"SearchWordAndTag", store.Query{Text: storetest.CommonWord, Tags: []string{storetest.CommonTag}}},
 		{"BrowseNewest", store.Query{}},
 		{"BrowseName", store.Query{Sort: store.SortName}},
+	} {
+		run(c.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := s.Search(bg, c.q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportP95(b, lat)
+		})
+	}
+	// Searches once 1% of the documents are adopted (their own branch:
+	// internal/store/*/search.go).
+	adopt(b, s, digests)
+	for _, c := range []struct {
+		name string
+		q    store.Query
+	}{
+		{"SearchCommonWordAdopted", store.Query{Text: storetest.CommonWord}},
+		{"SearchHeadWordAdopted", store.Query{Text: storetest.CommonTag}},
 	} {
 		run(c.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -205,4 +229,24 @@ func reportP95(b *testing.B, lat []time.Duration) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)*95/100])/float64(time.Millisecond), "p95-ms")
+}
+
+// adopt gives every hundredth document distinct clients (1 to 200, so
+// levels 1 to 7), in batches of store.MaxAdoptionBatch.
+func adopt(tb testing.TB, s store.Store, digests []protocol.Digest) {
+	tb.Helper()
+	var batch []store.AdoptionDelta
+	for i := 0; i < len(digests); i += 100 {
+		hs := make([]uint64, 1+(i/100)%200)
+		for j := range hs {
+			hs[j] = uint64(i)<<20 | uint64(j)
+		}
+		batch = append(batch, store.AdoptionDelta{Digest: digests[i], Fetches: int64(len(hs)), Clients: sketch.Of(hs)})
+		if len(batch) == store.MaxAdoptionBatch || i+100 >= len(digests) {
+			if err := s.AddAdoption(context.Background(), time.Now(), batch); err != nil {
+				tb.Fatalf("adoption: %v", err)
+			}
+			batch = batch[:0]
+		}
+	}
 }

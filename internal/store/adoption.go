@@ -158,3 +158,27 @@ func (sc StoredClients) Merge(add []byte) (int64, []byte, error) {
 	}
 	return n, m, nil
 }
+
+// Search blends a head match's text rank with adoption: its score is
+// rank × (RankBase + level), level being AdoptionLevel of its adoption
+// score (the popular sort's: distinct clients, never requests, plus
+// speaking agents). The factor runs from 1 to 2.75, so adoption lifts a
+// title match past newer title-and-description matches, never a
+// description-only match past a title-and-description one, and never a
+// demoted entry past a live one. The engines keep the level in a column
+// (migrations 000027/0027), in step with the score.
+const (
+	RankBase         = 4
+	MaxAdoptionLevel = 7
+)
+
+// AdoptionLevel is floor(log2(1+score)), at most MaxAdoptionLevel: a
+// level more each time the score doubles, so a document's level, and the
+// search order, changes rarely.
+func AdoptionLevel(score int64) int {
+	level := 0
+	for level < MaxAdoptionLevel && score >= int64(1)<<(level+1)-1 {
+		level++
+	}
+	return level
+}

@@ -113,6 +113,11 @@ type Cursor struct {
 func (q Query) fingerprint() uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","))
+	if q.Sort == SortRelevance {
+		// Relevance blends adoption (RankBase): a cursor of the ranks
+		// before it would point elsewhere.
+		h.Write([]byte("\x00blended"))
+	}
 	if q.Publisher != "" || q.Status != "" {
 		// Only when set: cursors of queries without them stay valid.
 		fmt.Fprintf(h, "\x00%s\x00%s", q.Publisher, q.Status)

@@ -300,11 +300,14 @@ type Documents interface {
 	// Withdrawn set.
 	Resolve(ctx context.Context, ds []protocol.Digest) ([]Resolution, error)
 	// Search lists listed entries by query with keyset pagination: pages
-	// neither skip nor repeat rows while rows are being added. Relevance
-	// ranks live entries by tier (a query word in the title and in the
-	// description or tags, in the title, in the description or tags, in
-	// the body only), then demoted entries; each newest first. The last
-	// query word also matches the indexed words it is a prefix of (Match).
+	// neither skip nor repeat rows while rows are being added and no
+	// adoption level changes. Relevance ranks live head matches (a query
+	// word in the title and in the description or tags: 3, in the title:
+	// 2, in the description or tags: 1) by that rank times RankBase plus
+	// the entry's AdoptionLevel, then live body-only matches, then demoted
+	// entries; equal scores newest first. The name sort orders by
+	// NaturalKey. The last query word also matches the indexed words it is
+	// a prefix of (Match).
 	Search(ctx context.Context, q Query) (Page, error)
 	// Summarize counts the matches of q (its cursor, sort and limit
 	// aside) and, with facets, their tags. It reads at most

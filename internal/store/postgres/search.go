@@ -17,8 +17,9 @@ import (
 // name listing is one statement in its index's order; a relevance page
 // reads three phases in turn, each one statement, until the page is full:
 //
-//	rank 3..1  live, a query word in head: 3 title and description or
-//	           tags, 2 title, 1 description or tags (from head, inline)
+//	rank 33..4 live, a query word in head: 3 title and description or
+//	           tags, 2 title, 1 description or tags (from head, inline),
+//	           times RankBase plus the adoption level (store.AdoptionLevel)
 //	rank 0     live, body only, newest first
 //	rank -1    demoted (superseded, deprecated), newest first
 //
@@ -28,15 +29,17 @@ import (
 // is the planner's choice, from statistics kept fine enough for rare words
 // (migration 000006); nothing here steers it.
 
-// nameKey is the name sort's key, spelled as in documents_name_idx.
-const nameKey = `(lower(title) COLLATE "C")`
+// nameKey is the name sort's key (store.NaturalKey), spelled as in
+// documents_natural_name_idx.
+const nameKey = `(natural_key(title) COLLATE "C")`
 
 // newestOrder is the newest sort, served by documents_newest_idx.
 const newestOrder = "created_at DESC, digest DESC"
 
-// Relevance ranks (store.Cursor.Rank).
+// Relevance ranks (store.Cursor.Rank): a head match's is blended with
+// adoption (headPhase), from RankBase to rankTop.
 const (
-	rankTop     = 3
+	rankTop     = 3 * (store.RankBase + store.MaxAdoptionLevel)
 	rankBody    = 0
 	rankDemoted = -1
 )
@@ -236,60 +239,76 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	return rows, nil
 }
 
-// headPhase selects ranks 3 to 1: live rows with a query word in head,
-// ranked from head. With several query words the rank depends on which
-// words a head holds, so the head's matches are ranked and sorted. When the
-// query's words come to one lexeme (one word, its prefix expansions
-// stemming alike), its rank is that of the lexeme alone, and search_head
-// (migration 000014) holds the rows in page order: the page reads as many
-// rows as it lists, plus the withdrawn and demoted ones it skips. Whether
-// the words are one lexeme is decided in the statement, folded into a
-// constant when it is planned for its words, so only one branch runs.
-// With a tag, publisher or status filter the sort stays: its bitmap of head matches and tags
-// is cheap for a rare tag, where the ordered walk would read every head
+// headPhase selects the live rows with a query word in head, ranked from
+// head (3 title and description or tags, 2 title, 1 description or tags)
+// times store.RankBase plus the row's adoption level (boost). With several
+// query words the rank depends on which words a head holds, so the head's
+// matches are ranked and sorted. When the query's words come to one lexeme
+// (one word, its prefix expansions stemming alike), an unadopted row's
+// rank is that of the lexeme alone, and search_head (migration 000014)
+// holds those rows in page order: the page reads as many rows as it lists,
+// plus the withdrawn, demoted and adopted ones it skips. The adopted rows
+// (boost > 0, their own small index, migration 000027) are ranked and
+// sorted beside them. Whether the words are one lexeme is decided in the
+// statement, folded into a constant when it is planned for its words, so
+// only the branches that can hold rows run. With a tag, publisher or
+// status filter the sort stays: its bitmap of head matches and tags is
+// cheap for a rare tag, where the ordered walk would read every head
 // match and skip most.
 func headPhase(b *sqlBuilder, m store.Match, tagged bool, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
 	base := b.whereSQL() // withdrawn_at: a column of documents alone
-	var cursorArgs string
+	var at, doc, cursorArgs string
 	if hasCursor && rank > rankBody {
-		cursorArgs = b.arg(rank) + "::int, " + b.arg(time.UnixMicro(cur.Time)) + "::timestamptz, " + b.arg(curDigest) + "::bytea"
+		at, doc = b.arg(time.UnixMicro(cur.Time))+"::timestamptz", b.arg(curDigest)+"::bytea"
+		cursorArgs = b.arg(rank) + "::int, " + at + ", " + doc
 	}
 	if len(m.Groups) != 1 || tagged {
-		return sortedHead(b, m, cursorArgs, "true") + fmt.Sprintf(" LIMIT %d", limit)
+		return sortedHead(b, m, base, cursorArgs, "true") + fmt.Sprintf(" LIMIT %d", limit)
+	}
+	after := "true"
+	if cursorArgs != "" {
+		// search_head's unadopted rows rank tier × RankBase: a cursor
+		// rank between two of theirs starts at the lower one's first row.
+		if rank%store.RankBase == 0 {
+			after = "(tier, at, doc) < (" + b.arg(rank/store.RankBase) + "::int, " + at + ", " + doc + ")"
+		} else {
+			after = "tier < " + b.arg((rank+store.RankBase-1)/store.RankBase) + "::int"
+		}
 	}
 	spelled := make([]string, len(m.Groups[0]))
 	for i, w := range m.Groups[0] {
 		spelled[i] = b.arg(w) + "::text"
 	}
 	lexemes := "tsvector_to_array(to_tsvector(" + textSearchConfig + ", " + strings.Join(spelled, " || ' ' || ") + "))"
-	after := "true"
-	if cursorArgs != "" {
-		after = "(tier, at, doc) < (" + cursorArgs + ")"
-	}
-	ordered := `SELECT ` + entryColumns + `, tier::int AS rank FROM search_head JOIN documents ON digest = doc WHERE cardinality(` + lexemes +
-		`) = 1 AND lexeme = (` + lexemes + `)[1] AND ` + after + ` AND ` + base + ` AND demoted = 0 ORDER BY tier DESC, at DESC, doc DESC`
-	sorted := sortedHead(b, m, cursorArgs, "cardinality("+lexemes+") <> 1")
-	return fmt.Sprintf(`SELECT * FROM ((%[1]s LIMIT %[3]d) UNION ALL (%[2]s LIMIT %[3]d)) AS head ORDER BY rank DESC, %[4]s LIMIT %[3]d`,
-		ordered, sorted, limit, newestOrder)
+	ordered := `SELECT ` + entryColumns + `, tier::int * ` + fmt.Sprint(store.RankBase) + ` AS rank FROM search_head JOIN documents ON digest = doc WHERE cardinality(` + lexemes +
+		`) = 1 AND lexeme = (` + lexemes + `)[1] AND ` + after + ` AND ` + base + ` AND demoted = 0 AND boost = 0 ORDER BY tier DESC, at DESC, doc DESC`
+	sorted := sortedHead(b, m, base, cursorArgs, "cardinality("+lexemes+") <> 1")
+	adopted := sortedHead(b, m, base, cursorArgs, "cardinality("+lexemes+") = 1 AND boost > 0")
+	return fmt.Sprintf(`SELECT * FROM ((%[1]s LIMIT %[4]d) UNION ALL (%[2]s LIMIT %[4]d) UNION ALL (%[3]s LIMIT %[4]d)) AS head ORDER BY rank DESC, %[5]s LIMIT %[4]d`,
+		ordered, sorted, adopted, limit, newestOrder)
 }
+
+// blendedRank is a live head match's rank: headRank times RankBase plus
+// its adoption level.
+const blendedRank = `(` + headRank + `) * (%[2]d + boost)`
 
 // sortedHead ranks and sorts the live rows with a query word in head.
 // With one group, a word in head is a match; with more, every group must
-// match somewhere (search). only further restricts the rows.
-func sortedHead(b *sqlBuilder, m store.Match, cursorArgs, only string) string {
+// match somewhere (search). base is the filters' condition, only further
+// restricts the rows.
+func sortedHead(b *sqlBuilder, m store.Match, base, cursorArgs, only string) string {
 	anyWord := b.any(m)
-	b.and("demoted = 0")
-	b.and("head @@ " + anyWord)
+	where := []string{base, "demoted = 0", "head @@ " + anyWord}
 	if len(m.Groups) > 1 {
-		b.and("search @@ " + b.all(m))
+		where = append(where, "search @@ "+b.all(m))
 	}
-	b.and(only)
+	where = append(where, only)
 	after := "true"
 	if cursorArgs != "" {
 		after = "(rank, created_at, digest) < (" + cursorArgs + ")"
 	}
-	return `SELECT ` + entryColumns + `, rank FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(headRank, anyWord) +
-		` AS rank FROM documents WHERE ` + b.whereSQL() + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
+	return `SELECT ` + entryColumns + `, rank FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(blendedRank, anyWord, store.RankBase) +
+		` AS rank FROM documents WHERE ` + strings.Join(where, " AND ") + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
 }
 
 // newestPhase selects b's full-text matches in newest order, after the

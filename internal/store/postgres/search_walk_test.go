@@ -494,7 +494,11 @@ func cursorAt(t *testing.T, q store.Query, key walkKey) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n.EncodeCursor(store.Cursor{Rank: float64(key.tier), Time: key.created.UnixMicro(), Hex: key.digest.Hex()})
+	rank := key.tier
+	if rank > 0 { // a head match without adoption ranks tier × RankBase
+		rank *= store.RankBase
+	}
+	return n.EncodeCursor(store.Cursor{Rank: float64(rank), Time: key.created.UnixMicro(), Hex: key.digest.Hex()})
 }
 
 // checkResume reads one page of q from a cursor at key.

@@ -19,3 +19,8 @@ func TestDeprecatedUpgrade(t *testing.T) {
 	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
 	storetest.TestDeprecatedUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
 }
+
+func TestRankingUpgrade(t *testing.T) {
+	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
+	storetest.TestRankingUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
+}

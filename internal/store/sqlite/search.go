@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agora-registry/registry/internal/store"
@@ -22,9 +24,14 @@ import (
 // Relevance is a tier, not bm25: bm25 depends on statistics of the whole
 // index, so every insert would reorder existing rows and keyset pages
 // would skip or repeat them. The tier depends on the row and the query
-// alone, and the score tier*tierUnit + row id orders a tier newest
-// published first with no ties.
-const tierUnit = 1 << 48
+// alone. A head match's key is its text rank (3 title and description or
+// tags, 2 title, 1 description or tags) times store.RankBase plus its
+// adoption level (boost, migration 0027), a body match's 1 and a demoted
+// match's 0; the score key*tierUnit + row id orders a key newest
+// published first with no ties. The tier walks read the unadopted rows;
+// the adopted ones (documents_boosted, few) are read and ranked apart and
+// merged in.
+const tierUnit = 1 << 46 // 36 keys of it stay exact in a float64 cursor
 
 // maxTagCounts caps one Tags call.
 const maxTagCounts = 1000
@@ -35,18 +42,29 @@ const maxTagCounts = 1000
 // head (when set) is asked of documents_meta_fts instead, which holds only
 // titles, descriptions and tags, so a word frequent in bodies but in no
 // title does not walk its whole doclist to find nothing (migration 0004).
-// demoted selects the demoted rows (store.Demotion) or the others.
+// rank is the text rank of a head tier, 0 for the body tier, -1 for the
+// demoted rows (store.Demotion).
 var relevanceTiers = []struct {
-	tier    int64
-	expr    string
-	head    string
-	demoted bool
+	rank int64
+	expr string
+	head string
 }{
-	{4, "(%[1]s) AND (%[2]s) AND (%[3]s)", "(%[2]s) AND (%[3]s)", false},
-	{3, "(%[1]s) AND ((%[2]s) NOT (%[3]s))", "(%[2]s) NOT (%[3]s)", false},
-	{2, "(%[1]s) AND ((%[3]s) NOT (%[2]s))", "(%[3]s) NOT (%[2]s)", false},
-	{1, "((%[1]s) NOT (%[2]s)) NOT (%[3]s)", "", false},
-	{0, "%[1]s", "", true},
+	{3, "(%[1]s) AND (%[2]s) AND (%[3]s)", "(%[2]s) AND (%[3]s)"},
+	{2, "(%[1]s) AND ((%[2]s) NOT (%[3]s))", "(%[2]s) NOT (%[3]s)"},
+	{1, "(%[1]s) AND ((%[3]s) NOT (%[2]s))", "(%[3]s) NOT (%[2]s)"},
+	{0, "((%[1]s) NOT (%[2]s)) NOT (%[3]s)", ""},
+	{-1, "%[1]s", ""},
+}
+
+// tierKey is the key of a row of text rank rank and adoption level boost.
+func tierKey(rank, boost int64) int64 {
+	switch {
+	case rank > 0:
+		return rank * (store.RankBase + boost)
+	case rank == 0:
+		return 1
+	}
+	return 0
 }
 
 // quote makes a word an FTS5 string: no operator, column filter or prefix
@@ -183,56 +201,76 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 // searchRelevance pages through matches tier by tier from the cursor's.
 func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (store.Page, error) {
 	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
-	curTier, curRow := int64(1<<62), int64(0)
+	after := int64(1 << 62) // the cursor's score: rows below it are read
 	if hasCursor {
-		score := int64(cur.Rank)
-		curTier, curRow = score/tierUnit, score%tierUnit
+		after = int64(cur.Rank)
+		key, row := after/tierUnit, after%tierUnit
 		// The score names the row of the cursor's digest: a score that
 		// does not (a tampered cursor) is refused rather than read.
 		var id int64
 		err := s.read.QueryRowContext(ctx, `SELECT id FROM documents WHERE hex = ?`, cur.Hex).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != curRow || float64(score) != cur.Rank || curTier < 0 || curTier > 4)) {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != row || float64(after) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}
 	}
-	var ids, scores []int64
+	type scored struct{ id, score int64 }
+	var rows []scored
+	// The adopted head matches, every one (their keys are not in the
+	// walks' order), from the adopted rows' own index (migration 0027):
+	// the cost is that of the adopted matches.
+	adopted, err := s.adopted(ctx, q, m, title, meta)
+	if err != nil {
+		return store.Page{}, err
+	}
+	for _, a := range adopted {
+		if sc := tierKey(a.rank, a.boost)*tierUnit + a.id; sc < after {
+			rows = append(rows, scored{a.id, sc})
+		}
+	}
+	want, walked := q.Limit+1, 0
 	for _, t := range relevanceTiers {
-		want := q.Limit + 1 - len(ids)
-		if want <= 0 {
-			break
-		}
-		if t.tier > curTier {
-			continue
-		}
 		table, expr := "documents_fts", t.expr
 		if len(m.Groups) == 1 && t.head != "" {
 			table, expr = "documents_meta_fts", t.head
 		}
+		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
+		match := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?` + tags
+		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
+		key := tierKey(t.rank, 0)
+		if key*tierUnit > after || walked >= want {
+			continue
+		}
+		skip := "demoted <> 0"
+		if t.rank > 0 {
+			skip += " OR boost <> 0"
+		}
 		demoted := "NOT EXISTS"
-		if t.demoted {
+		if t.rank < 0 {
 			demoted = "EXISTS"
 		}
-		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
-		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
-		after := ""
-		if t.tier == curTier {
-			after = " AND rowid < ?"
-			args = append(args, curRow)
+		if key == after/tierUnit {
+			match += " AND rowid < ?"
+			args = append(args, after%tierUnit)
 		}
-		args = append(args, want)
-		got, err := s.rowIDs(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ?`+tags+
-			` AND `+demoted+` (SELECT 1 FROM documents WHERE id = `+table+`.rowid AND demoted <> 0)`+after+
+		args = append(args, want-walked)
+		got, err := s.rowIDs(ctx, match+` AND `+demoted+` (SELECT 1 FROM documents WHERE id = `+table+`.rowid AND (`+skip+`))`+
 			` ORDER BY rowid DESC LIMIT ?`, args...)
 		if err != nil {
 			return store.Page{}, err
 		}
 		for _, id := range got {
-			ids = append(ids, id)
-			scores = append(scores, t.tier*tierUnit+id)
+			rows = append(rows, scored{id, key*tierUnit + id})
 		}
+		walked += len(got)
+	}
+	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	rows = rows[:min(len(rows), want)]
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
 	}
 	entries, err := s.entriesByID(ctx, ids)
 	if err != nil {
@@ -242,8 +280,8 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		page      store.Page
 		lastScore int64
 	)
-	for i, id := range ids {
-		e, ok := entries[id]
+	for _, r := range rows {
+		e, ok := entries[r.id]
 		if !ok || e.Withdrawn() {
 			continue // withdrawn since the index was read
 		}
@@ -252,9 +290,61 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 			break
 		}
 		page.Entries = append(page.Entries, e)
-		lastScore = scores[i]
+		lastScore = r.score
 	}
 	return page, nil
+}
+
+// adoptedRow is an adopted head match: its row id, adoption level and
+// text rank.
+type adoptedRow struct{ id, boost, rank int64 }
+
+// adopted reads the live adopted rows with a word of m in the title or
+// the description or tags, and q's filters: their text ranks from
+// documents_adopted_fts, their levels and filters from documents (every
+// group of m, with several, from documents_fts).
+func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]adoptedRow, error) {
+	rank := map[int64]int64{}
+	for _, c := range []struct {
+		expr string
+		rank int64
+	}{{title, 2}, {meta, 1}} {
+		ids, err := s.rowIDs(ctx, `SELECT rowid FROM documents_adopted_fts WHERE documents_adopted_fts MATCH ?`, c.expr)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			rank[id] += c.rank
+		}
+	}
+	if len(rank) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, 0, len(rank))
+	for id := range rank {
+		ids = append(ids, id)
+	}
+	checks, args := filterChecks("d.id", q.Tags, q)
+	if len(m.Groups) > 1 {
+		checks += " AND EXISTS (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = d.id)"
+		args = append(args, ftsAll(m))
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
+		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []adoptedRow
+	for rows.Next() {
+		var r adoptedRow
+		if err := rows.Scan(&r.id, &r.boost); err != nil {
+			return nil, mapErr(err)
+		}
+		r.rank = rank[r.id]
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
 }
 
 // rowIDs runs a query of one integer column.

@@ -16,3 +16,7 @@ func TestSearchRankUpgrade(t *testing.T) {
 func TestDeprecatedUpgrade(t *testing.T) {
 	storetest.TestDeprecatedUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }
+
+func TestRankingUpgrade(t *testing.T) {
+	storetest.TestRankingUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}

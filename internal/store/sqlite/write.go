@@ -178,7 +178,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	if lints == nil {
 		lints = []protocol.Lint{}
 	}
-	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, strings.ToLower(m.Title),
+	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, store.NaturalKey(m.Title),
 		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
 		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason, publisher)
 	if err != nil {
