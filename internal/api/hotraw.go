@@ -21,7 +21,9 @@ const (
 // (a malformed hash, a miss, a withdrawn document, a rate-limited client),
 // goes through the router, so errors keep their one shape.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.serveHotRaw(w, r) {
+	// A private registry's raw fetches all go through the router, whose
+	// middleware checks the reader (readgate.go).
+	if !s.private && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.serveHotRaw(w, r) {
 		return
 	}
 	s.echo.ServeHTTP(w, r)

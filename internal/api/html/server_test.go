@@ -13,11 +13,14 @@ import (
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
@@ -29,6 +32,7 @@ type testServer struct {
 	dir *directory.Directory // the agent directory (loopback agents allowed)
 	log *translog.Log        // with serverOptions.log
 	st  store.Store
+	auth *auth.OIDC // with serverOptions.signIn
 }
 
 type serverOptions struct {
@@ -37,12 +41,23 @@ type serverOptions struct {
 	documents   *render.Documents // nil: the default renderer
 	publicURL   string            // "": the server's own address
 	log         bool              // keep a transparency log (integrate with srv.log.Integrate)
+	postgres    bool              // the PostgreSQL engine (a throw-away database) instead of SQLite
+	// signIn, when set, makes the sign-in the pages offer, over the
+	// server's store and public URL.
+	signIn  func(t testing.TB, st auth.Store, publicURL string) *auth.OIDC
+	private bool // --private
 }
 
 func startServer(t testing.TB, o serverOptions) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	var st store.Store
+	var err error
+	if o.postgres {
+		st, err = postgres.Open(ctx, pgtest.NewDatabase(t))
+	} else {
+		st, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +94,19 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents, Directory: dir})
+	var signIn *auth.OIDC
+	if o.signIn != nil {
+		signIn = o.signIn(t, st, public)
+	}
+	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents, Directory: dir, Auth: signIn})
 	if err != nil {
 		t.Fatal(err)
 	}
+	authn := api.NewAuthenticator(svc, o.openPublish)
 	srv := api.New(svc, api.Config{Logger: log},
-		api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, o.openPublish)), api.WithDirectory(dir))
+		api.WithPages(pages), api.WithAuthenticator(authn), api.WithDirectory(dir), api.WithReadGate(o.private, signIn))
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st}
+	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st, auth: signIn}
 }
