@@ -109,7 +109,7 @@ type Server struct {
 	// browsers it admits besides read tokens.
 	private  bool
 	sessions Sessions
-	follow    []*follow.Follower
+	follow   []*follow.Follower
 	// draining ends when Run starts shutting down: long polls of the
 	// change feed answer then instead of outliving the grace period.
 	draining context.Context

@@ -27,11 +27,11 @@ import (
 // testServer is the real registry server (API + pages over the embedded
 // SQLite store) on a real loopback socket.
 type testServer struct {
-	URL string
-	svc *registry.Service
-	dir *directory.Directory // the agent directory (loopback agents allowed)
-	log *translog.Log        // with serverOptions.log
-	st  store.Store
+	URL  string
+	svc  *registry.Service
+	dir  *directory.Directory // the agent directory (loopback agents allowed)
+	log  *translog.Log        // with serverOptions.log
+	st   store.Store
 	auth *auth.OIDC // with serverOptions.signIn
 }
 
