@@ -203,6 +203,23 @@ func TestSignInPublishTokensSignOut(t *testing.T) {
 			if resp.StatusCode != 200 || !strings.Contains(body, "ann@corp.test") || !strings.Contains(body, "publisher <a href=\"/account?publisher=acme\">acme</a>") {
 				t.Fatalf("account page: %d\n%s", resp.StatusCode, body)
 			}
+			// ann makes no token for a publisher no rule gives her.
+			if _, err := srv.svc.CreatePublisher(ctx, "beta", "Beta"); err != nil {
+				t.Fatal(err)
+			}
+			resp, _ = fetch(t, ua, "POST", srv.URL+"/account/tokens", url.Values{"csrf_token": {csrf}, "publisher": {"beta"}, "name": {"x"}, "scope": {"read"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("a token of another publisher: %d", resp.StatusCode)
+			}
+			// Nor revokes one.
+			betaTok, err := srv.svc.CreatePublisherToken(ctx, "beta", "beta ci", []store.Scope{store.ScopePublish})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, _ = fetch(t, ua, "POST", srv.URL+"/account/tokens/"+itoa(betaTok.Token.ID)+"/revoke", url.Values{"csrf_token": {csrf}})
+			if _, err := srv.svc.Authenticate(ctx, betaTok.Secret); resp.StatusCode != http.StatusNotFound || err != nil {
+				t.Fatalf("revoking another publisher's token: %d, it authenticates: %v", resp.StatusCode, err)
+			}
 			// ann may grant read and publish, never admin.
 			resp, body = fetch(t, ua, "POST", srv.URL+"/account/tokens", url.Values{"csrf_token": {csrf}, "publisher": {"acme"}, "name": {"ci"}, "scope": {"admin"}})
 			if resp.StatusCode != http.StatusForbidden {
