@@ -44,8 +44,9 @@ type serverOptions struct {
 	postgres    bool              // the PostgreSQL engine (a throw-away database) instead of SQLite
 	// signIn, when set, makes the sign-in the pages offer, over the
 	// server's store and public URL.
-	signIn  func(t testing.TB, st auth.Store, publicURL string) *auth.OIDC
-	private bool // --private
+	signIn     func(t testing.TB, st auth.Store, publicURL string) *auth.OIDC
+	private    bool // --private
+	cacheBytes int  // the raw documents' cache (registry.Config.CacheBytes); 0: none
 }
 
 func startServer(t testing.TB, o serverOptions) *testServer {
@@ -84,7 +85,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 		}
 		tl = translog.New(st, key, log)
 	}
-	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log, Log: tl})
+	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log, Log: tl, CacheBytes: o.cacheBytes})
 	if o.examples {
 		if _, err := svc.SeedExamples(ctx, examples.Protocols, "protocols"); err != nil {
 			t.Fatal(err)
@@ -105,7 +106,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	authn := api.NewAuthenticator(svc, o.openPublish)
 	srv := api.New(svc, api.Config{Logger: log},
 		api.WithPages(pages), api.WithAuthenticator(authn), api.WithDirectory(dir), api.WithReadGate(o.private, signIn))
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Handler()}} // with the fast raw path, as served
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st, auth: signIn}
