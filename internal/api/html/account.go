@@ -70,7 +70,12 @@ func (p *Pages) logout(c echo.Context) error {
 	if err := p.opts.Auth.Logout(c.Response(), c.Request()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/")
+	// A page, not a redirect: on a private registry the next page would
+	// redirect on to the provider, which the pages' CSP (form-action
+	// 'self') forbids after a form post.
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return p.render(c, http.StatusOK, "error", errorPage{base: base{Title: "Signed out"}, Status: http.StatusOK, Code: "signed_out",
+		Message: "You are signed out of this registry.", Hint: "Sign in again from any page, or at /login."})
 }
 
 type accountPage struct {
