@@ -55,7 +55,7 @@ type ResolverOptions struct {
 	// host, port); never to another host, redirects included.
 	Tokens map[string]string
 	Fetch  FetchPolicy
-	Log     *slog.Logger
+	Log    *slog.Logger
 }
 
 // DefaultCacheDir is where a Resolver caches documents by default.
