@@ -84,7 +84,7 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTemplates(web.Templates(), a)
+	t, err := loadTemplates(web.Templates(), a, opts.Auth != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -183,6 +183,9 @@ func TestSignInPublishTokensSignOut(t *testing.T) {
 				t.Fatalf("state %q and nonce %q must be set and differ", az.Get("state"), az.Get("nonce"))
 			}
 
+			if !strings.Contains(body, `id="nav-account"`) {
+				t.Error("the navigation has no link to the account page")
+			}
 			csrf := csrfRE.FindStringSubmatch(body)[1]
 			doc := "---\nname: Team protocol\ndescription: Published with a session.\n---\n# Team\n"
 			resp, _ = fetch(t, ua, "POST", srv.URL+"/publish", url.Values{"content": {doc}, "action": {"publish"}, "csrf_token": {csrf}, "publisher": {"acme"}})

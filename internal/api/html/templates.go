@@ -29,8 +29,9 @@ type templates struct {
 	pages map[string]*template.Template
 }
 
-func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
+func loadTemplates(fsys fs.FS, a *assets, signIn bool) (*templates, error) {
 	funcs := template.FuncMap{
+		"signIn":    func() bool { return signIn },
 		"static":    a.url,
 		"tagURL":    tagURL,
 		"shortHash": func(hex string) string { return hex[:min(12, len(hex))] },
