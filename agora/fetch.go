@@ -106,7 +106,7 @@ func NewFetcher(o FetchPolicy) (*Fetcher, error) {
 			return checkHost(req.URL.Hostname())
 		},
 	}
-	return &Fetcher{HTTP: client}, nil
+	return &Fetcher{HTTP: sameOriginAuth(client)}, nil
 }
 
 // guardedTransport vets every request it sends, the first and each

@@ -39,7 +39,9 @@ type Registry struct {
 	base   string // without trailing slash; may hold credentials
 	origin string // base without credentials, safe to log and record
 	http   *http.Client
-	// Token, when set, is sent as a bearer token.
+	// Token, when set, is sent as a bearer token (a private registry's
+	// read token, a publisher's token); never to another origin, even on a
+	// redirect.
 	Token string
 	// MaxBytes caps every answer body; 0 = DefaultRegistryMaxBytes.
 	MaxBytes int
@@ -59,7 +61,7 @@ func NewRegistry(base string, hc *http.Client) (*Registry, error) {
 	if hc == nil {
 		return nil, errors.New("client: no http.Client given")
 	}
-	c := &Registry{base: strings.TrimRight(u.String(), "/"), http: hc}
+	c := &Registry{base: strings.TrimRight(u.String(), "/"), http: sameOriginAuth(hc)}
 	u.User = nil
 	c.origin = strings.TrimRight(u.String(), "/")
 	return c, nil

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -56,8 +57,13 @@ type ResolverOptions struct {
 	// a registry); without one it fails with ErrUnproved. Documents the
 	// operator seeds (Seed, Handler.HandleDocument) are taken as given.
 	Trust []WitnessPolicy
-	Fetch FetchPolicy
-	Log   *slog.Logger
+	// Tokens are bearer tokens by registry base URL (one of Registries),
+	// for private registries: sent to that registry's API, and with a
+	// sender's source URL only when it is on the same origin (scheme,
+	// host, port); never to another host, redirects included.
+	Tokens map[string]string
+	Fetch  FetchPolicy
+	Log    *slog.Logger
 }
 
 // DefaultCacheDir is where a Resolver caches documents by default.
@@ -90,12 +96,18 @@ func NewResolver(o ResolverOptions) (*Resolver, error) {
 		return nil, err
 	}
 	r := &Resolver{cache: cache, fetcher: f, maxDoc: o.MaxDocumentBytes, maxSources: o.MaxSources, logger: o.Log}
+	for base := range o.Tokens {
+		if !slices.Contains(o.Registries, base) {
+			return nil, ErrRegistryURL.With(fmt.Sprintf("a token is given for %q, which is not one of the registries", base))
+		}
+	}
 	for _, base := range o.Registries {
 		reg, err := NewRegistry(base, f.HTTP)
 		if err != nil {
 			return nil, err
 		}
 		reg.MaxDocumentBytes = o.MaxDocumentBytes
+		reg.Token = o.Tokens[base]
 		r.registries = append(r.registries, reg)
 	}
 	if r.logs, err = pinLogs(o.LogKeys, r.registries); err != nil {
@@ -247,7 +259,27 @@ func (r *Resolver) fetchSource(ctx context.Context, d Digest, src string) ([]byt
 	if isInlineText(src) {
 		return nil, ErrNotASource
 	}
-	return r.fetcher.Get(ctx, src, r.maxBytes())
+	return r.getSource(ctx, src)
+}
+
+// getSource fetches a source URL, with the token of the registry on its
+// origin, if any.
+func (r *Resolver) getSource(ctx context.Context, src string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return nil, ErrFetchScheme.With("malformed URL")
+	}
+	req.Header.Set("Accept", "text/plain, text/markdown, */*;q=0.5")
+	for _, reg := range r.registries {
+		if reg.Token == "" {
+			continue
+		}
+		if o, err := url.Parse(reg.Origin()); err == nil && sameOrigin(req.URL, o) {
+			req.Header.Set("Authorization", "Bearer "+reg.Token)
+			break
+		}
+	}
+	return r.fetcher.Do(req, r.maxBytes())
 }
 
 // isInlineText tells document text from a URL: a URL has a scheme and no
@@ -298,7 +330,7 @@ func (r *Resolver) fetchFromRegistry(ctx context.Context, reg *Registry, d Diges
 					break
 				}
 				tried = append(tried, src)
-				doc, ferr := r.fetcher.Get(ctx, src, r.maxBytes())
+				doc, ferr := r.getSource(ctx, src)
 				if ferr == nil && r.accept(d, doc, false) == nil {
 					return doc, dep, nil
 				}

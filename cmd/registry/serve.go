@@ -161,11 +161,19 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		}
 		opts = append(opts, api.WithFederation(fed))
 	}
-	pages, err := htmlPages(svc, cfg, log, publishLimit, dir)
+	formSecret, err := formKey(cfg)
 	if err != nil {
 		return err
 	}
-	opts = append(opts, api.WithPages(pages))
+	signin, err := signIn(cfg, st, formSecret, log)
+	if err != nil {
+		return err
+	}
+	pages, err := htmlPages(svc, cfg, log, publishLimit, dir, formSecret, signin)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, api.WithPages(pages), api.WithReadGate(cfg.Private, signin))
 	srv := api.New(svc, api.Config{
 		Logger: log, MaxBodyBytes: int64(cfg.MaxBodyBytes), TrustedProxies: cfg.TrustedProxies,
 		IPv6ClientPrefix:  cfg.RateLimitIPv6Prefix,
@@ -173,7 +181,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		IdleTimeout: cfg.IdleTimeout, ShutdownTimeout: cfg.ShutdownTimeout, MaxHeaderBytes: cfg.MaxHeaderBytes,
 		DemoListLimit: cfg.DemoListLimit,
 	}, opts...)
-	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish,
+	log.Info("registry starting", "engine", st.Engine(), "publicUrl", cfg.EffectivePublicURL(), "openPublish", cfg.OpenPublish, "private", cfg.Private, "signIn", cfg.OIDCIssuer,
 		"loopbackRateLimited", !cfg.LoopbackUnlimited(), "logOrigin", tlog.Origin(), "logKey", tlog.VerifierKey())
 	log.Info("open " + cfg.EffectivePublicURL() + " in a browser")
 	return srv.Run(ctx, ln)

@@ -1,25 +1,69 @@
 package main
 
 import (
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
-// htmlPages builds the browser interface.
-func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publishLimit *api.RateLimiter, dir *directory.Directory) (api.Pages, error) {
+// formKey is the key of the HTML forms' CSRF tokens and of the sign-in's
+// login cookie: --csrf-secret, else random for this process.
+func formKey(cfg config.Serve) ([]byte, error) {
 	if cfg.CSRFSecret != "" && len(cfg.CSRFSecret) < 32 {
 		return nil, fmt.Errorf("--csrf-secret must be at least 32 characters")
 	}
+	if cfg.CSRFSecret != "" {
+		return []byte(cfg.CSRFSecret), nil
+	}
+	key := make([]byte, 32)
+	_, err := rand.Read(key)
+	return key, err
+}
+
+// signIn is the OpenID Connect sign-in, or nil when no issuer is set.
+func signIn(cfg config.Serve, st auth.Store, key []byte, log *slog.Logger) (*auth.OIDC, error) {
+	if cfg.OIDCIssuer == "" {
+		return nil, nil
+	}
+	ac := auth.Config{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, Scopes: cfg.OIDCScopes, PublicURL: cfg.EffectivePublicURL(),
+		AdminGroups: cfg.OIDCAdminGroup, SessionTTL: cfg.OIDCSessionTTL, Key: key, Logger: log}
+	for _, r := range cfg.OIDCPublisher {
+		rule, err := auth.ParseRule(r)
+		if err != nil {
+			return nil, err
+		}
+		ac.Rules = append(ac.Rules, rule)
+	}
+	if cfg.OIDCClientSecretFile != "" {
+		secret, err := auth.ReadSecretFile(cfg.OIDCClientSecretFile)
+		if err != nil {
+			return nil, err
+		}
+		ac.ClientSecret = secret
+	}
+	hc, err := client.NewUpstreamHTTP([]string{cfg.OIDCIssuer}, cfg.OutboundAllow, 10*time.Second, 3)
+	if err != nil {
+		return nil, fmt.Errorf("--oidc-issuer: %w", err)
+	}
+	ac.HTTPClient = hc
+	return auth.New(ac, st)
+}
+
+// htmlPages builds the browser interface.
+func htmlPages(svc *registry.Service, cfg config.Serve, log *slog.Logger, publishLimit *api.RateLimiter, dir *directory.Directory, key []byte, signin *auth.OIDC) (api.Pages, error) {
 	opts := html.Options{
-		CSRFSecret:    []byte(cfg.CSRFSecret),
+		CSRFSecret:    key,
+		Auth:          signin,
 		OpenPublish:   cfg.OpenPublish,
 		SecureCookies: strings.HasPrefix(cfg.EffectivePublicURL(), "https://"),
 		Logger:        log,

@@ -59,7 +59,7 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	resolver, err := agora.NewResolver(agora.ResolverOptions{
 		CacheDir: cfg.CacheDir, MaxCacheBytes: cfg.Limits.MaxCacheBytes,
 		MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, MaxSources: cfg.Limits.MaxSources,
-		Registries: cfg.Registries, LogKeys: cfg.RegistryLogKeys, Trust: cfg.Trust.policies(), Log: log,
+		Registries: cfg.Registries, LogKeys: cfg.RegistryLogKeys, Trust: cfg.Trust.policies(), Log: log, Tokens: registryTokens(cfg.Registries),
 		Fetch: agora.FetchPolicy{Allow: cfg.Allow, MaxRedirects: cfg.Limits.MaxRedirects, Timeout: cfg.Limits.FetchTimeout},
 	})
 	if err != nil {
@@ -213,4 +213,18 @@ func (a *Agent) Handler() http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	return a.logRequests(mux)
+}
+
+// registryTokens gives each configured registry AGENT_REGISTRY_TOKEN (a
+// read token of a private registry), sent only to those registries.
+func registryTokens(registries []string) map[string]string {
+	tok := os.Getenv(RegistryTokenEnv)
+	if tok == "" {
+		return nil
+	}
+	m := make(map[string]string, len(registries))
+	for _, r := range registries {
+		m[r] = tok
+	}
+	return m
 }

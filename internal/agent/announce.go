@@ -13,7 +13,8 @@ import (
 )
 
 // RegistryTokenEnv holds the bearer token for the registries (announce,
-// publish); a secret, so never a flag.
+// publish, and resolving from a private registry: a read token); a secret,
+// so never a flag.
 const RegistryTokenEnv = "AGENT_REGISTRY_TOKEN"
 
 // announcers builds one agora.Announcer per --announce registry; each

@@ -114,6 +114,9 @@ func (s *Server) guarded(c echo.Context, next echo.HandlerFunc) (err error) {
 			return err
 		}
 	}
+	if err := s.gateRead(c); err != nil || c.Response().Committed {
+		return err
+	}
 	if err := s.limitBody(c); err != nil {
 		return err
 	}

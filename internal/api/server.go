@@ -107,11 +107,15 @@ type Server struct {
 	directory *directory.Directory
 	adoption  *adoption.Counter
 	mcp       bool // serve /mcp (mcp.go)
-	follow    []*follow.Follower
 	// ard serves the ARD surface (ard.go); fed is its federation (nil:
 	// none).
 	ard *ard.Service
 	fed *ard.Federation
+	// private gates every read (readgate.go); sessions are the signed-in
+	// browsers it admits besides read tokens.
+	private  bool
+	sessions Sessions
+	follow   []*follow.Follower
 	// draining ends when Run starts shutting down: long polls of the
 	// change feed answer then instead of outliving the grace period.
 	draining context.Context

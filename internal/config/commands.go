@@ -77,7 +77,7 @@ type TokenCreate struct {
 func (c *TokenCreate) Options() []Option {
 	return append(c.Database.Options(),
 		Option{Flag: "name", Default: "", Usage: "a name saying who or what uses the token (unique among the tokens not revoked)", Value: Text(&c.Name)},
-		Option{Flag: "scope", Default: "publish", Usage: "comma-separated scopes: publish, admin", Value: Text(&c.Scope)},
+		Option{Flag: "scope", Default: "publish", Usage: "comma-separated scopes: read (reading a --private registry), publish (implies read), admin (implies both)", Value: Text(&c.Scope)},
 		Option{Flag: "publisher", Default: "default", Usage: "the publisher the token publishes as: documents it publishes first record it, and only its own documents count as each other's versions", Value: Text(&c.Publisher)},
 		Option{Flag: "if-missing", Default: "false", Usage: "succeed without creating a token (and print no secret) when a token of this name exists and is not revoked, so scripts can run it again", Value: Bool(&c.IfMissing)},
 	)

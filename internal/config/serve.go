@@ -28,6 +28,7 @@ type Serve struct {
 	Directory
 	MatchLLM
 	Blobs
+	OIDC
 	Addr        string
 	PublicURL   string // empty means http://<addr>
 	OpenPublish bool
@@ -100,6 +101,7 @@ type Serve struct {
 // Options lists every option of `registry serve`.
 func (c *Serve) Options() []Option {
 	opts := append(append(append(c.Database.Options(), c.Blobs.Options()...), c.Directory.Options()...), c.MatchLLM.Options()...)
+	opts = append(opts, c.OIDC.Options()...)
 	return append(opts, []Option{
 		addrOption(&c.Addr),
 		{Flag: "public-url", Env: "REGISTRY_PUBLIC_URL", Default: "", Usage: "base of the absolute URLs handed out (protocolSources); empty means http://<addr>", Value: Text(&c.PublicURL)},

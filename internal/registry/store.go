@@ -38,7 +38,7 @@ type Store interface {
 	Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, error)
 
 	// API tokens and publisher accounts.
-	CreateToken(ctx context.Context, publisher string, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error)
+	CreateToken(ctx context.Context, publisher string, name string, scopes []store.Scope, secretHash [32]byte, createdBy string) (store.Token, error)
 	TokenBySecret(ctx context.Context, secretHash [32]byte) (store.Token, error)
 	ListTokens(ctx context.Context) ([]store.Token, error)
 	RevokeToken(ctx context.Context, id int64) error

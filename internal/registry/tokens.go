@@ -33,7 +33,7 @@ const touchEvery = time.Minute
 const maxTokenNameRunes = 100
 
 // ErrBadScope refuses an unknown scope name.
-var ErrBadScope = apperr.New(apperr.Invalid, "invalid_scope", "a token scope is publish or admin")
+var ErrBadScope = apperr.New(apperr.Invalid, "invalid_scope", "a token scope is read, publish or admin")
 
 // NewToken is a created token. Secret is shown once and never stored.
 type NewToken struct {
@@ -41,19 +41,19 @@ type NewToken struct {
 	Secret string
 }
 
-// ParseScopes reads scope names ("publish", "admin").
+// ParseScopes reads scope names ("read", "publish", "admin").
 func ParseScopes(names []string) ([]store.Scope, error) {
 	var out []store.Scope
 	for _, n := range names {
 		switch s := store.Scope(strings.TrimSpace(n)); s {
-		case store.ScopePublish, store.ScopeAdmin:
+		case store.ScopeRead, store.ScopePublish, store.ScopeAdmin:
 			out = append(out, s)
 		default:
-			return nil, ErrBadScope.With(fmt.Sprintf("unknown scope %q: use publish or admin", n))
+			return nil, ErrBadScope.With(fmt.Sprintf("unknown scope %q: use read, publish or admin", n))
 		}
 	}
 	if len(out) == 0 {
-		return nil, ErrBadScope.With("a token needs at least one scope: publish or admin")
+		return nil, ErrBadScope.With("a token needs at least one scope: read, publish or admin")
 	}
 	return out, nil
 }
@@ -71,6 +71,12 @@ var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
 // CreatePublisherToken makes a token with a fresh random secret that
 // publishes as publisher, whose account must exist.
 func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name string, scopes []store.Scope) (NewToken, error) {
+	return s.CreateUserToken(ctx, publisher, name, scopes, "")
+}
+
+// CreateUserToken is CreatePublisherToken recording createdBy, the
+// signed-in user who made the token ("" for the command line).
+func (s *Service) CreateUserToken(ctx context.Context, publisher, name string, scopes []store.Scope, createdBy string) (NewToken, error) {
 	publisher, err := store.PublisherOr(publisher)
 	if err != nil {
 		return NewToken{}, err
@@ -93,7 +99,7 @@ func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name stri
 		return NewToken{}, apperr.Wrap(apperr.Internal, "internal", "cannot generate a token", err)
 	}
 	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
-	t, err := s.store.CreateToken(ctx, publisher, name, scopes, sha256.Sum256([]byte(secret)))
+	t, err := s.store.CreateToken(ctx, publisher, name, scopes, sha256.Sum256([]byte(secret)), createdBy)
 	if err != nil {
 		return NewToken{}, err
 	}

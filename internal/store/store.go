@@ -245,7 +245,13 @@ type Scope string
 const (
 	ScopePublish Scope = "publish"
 	ScopeAdmin   Scope = "admin"
+	// ScopeRead reads a private registry (--private); publish and admin
+	// imply it.
+	ScopeRead Scope = "read"
 )
+
+// ValidScope reports whether s is a scope a token may carry.
+func ValidScope(s Scope) bool { return s == ScopePublish || s == ScopeAdmin || s == ScopeRead }
 
 // Token is an API token's stored record. The secret itself is never stored;
 // SecretHash is its SHA-256.
@@ -259,12 +265,16 @@ type Token struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// CreatedBy is the signed-in user who made the token in the browser
+	// ("" for tokens made on the command line).
+	CreatedBy string
 }
 
-// Has reports whether the token carries a scope; admin implies publish.
+// Has reports whether the token carries a scope; admin implies every
+// scope, publish implies read.
 func (t Token) Has(s Scope) bool {
 	for _, have := range t.Scopes {
-		if have == s || have == ScopeAdmin {
+		if have == s || have == ScopeAdmin || (s == ScopeRead && have == ScopePublish) {
 			return true
 		}
 	}
@@ -350,8 +360,9 @@ type Documents interface {
 
 // Tokens is the API-token half of the store.
 type Tokens interface {
-	// CreateToken stores a token of publisher ("" means DefaultPublisher).
-	CreateToken(ctx context.Context, publisher, name string, scopes []Scope, secretHash [32]byte) (Token, error)
+	// CreateToken stores a token of publisher ("" means DefaultPublisher);
+	// createdBy names the signed-in user who made it ("" for the CLI).
+	CreateToken(ctx context.Context, publisher, name string, scopes []Scope, secretHash [32]byte, createdBy string) (Token, error)
 	// TokenBySecret finds an unrevoked token by its secret's hash, or
 	// ErrTokenUnknown.
 	TokenBySecret(ctx context.Context, secretHash [32]byte) (Token, error)
@@ -360,11 +371,37 @@ type Tokens interface {
 	TouchToken(ctx context.Context, id int64, at time.Time) error
 }
 
+// Session is a signed-in browser's record. The cookie holds a random id;
+// only its SHA-256 is stored. Admin and Publishers are the roles the
+// user's claims gave at sign-in.
+type Session struct {
+	IDHash     [32]byte
+	Subject    string
+	Email      string
+	Admin      bool
+	Publishers []string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
+// Sessions is the browser-session half of the store.
+type Sessions interface {
+	// CreateSession stores s and deletes every session that expired
+	// before s.CreatedAt, so the table holds live sessions only.
+	CreateSession(ctx context.Context, s Session) error
+	// SessionByID returns the session whose id hashes to idHash if it
+	// expires after now; ErrNotFound otherwise.
+	SessionByID(ctx context.Context, idHash [32]byte, now time.Time) (Session, error)
+	// DeleteSession ends a session; an unknown one is not an error.
+	DeleteSession(ctx context.Context, idHash [32]byte) error
+}
+
 // Store is a whole storage engine.
 type Store interface {
 	Documents
 	Lifecycles
 	Tokens
+	Sessions
 	Publishers
 	Agents
 	Adoption

@@ -1,6 +1,8 @@
 package html
 
 import (
+	"github.com/agora-registry/registry/internal/auth"
+
 	"net/http"
 	"strings"
 
@@ -41,6 +43,9 @@ func (p *Pages) RenderError(c echo.Context, status int, code, message string) er
 			page.Hint = "A protocol hash is 40 hexadecimal characters or 28 Base64 characters ending in '='."
 		}
 	case http.StatusServiceUnavailable:
+		if code == auth.ErrProviderDown.Code {
+			break
+		}
 		page.Hint = "The registry cannot reach its database right now. Try again in a few seconds."
 	}
 	if page.Title == "" {

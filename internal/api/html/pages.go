@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
@@ -41,6 +42,9 @@ type Options struct {
 	Documents *render.Documents
 	// Directory, when set, serves /agents and the protocol page's agents.
 	Directory *directory.Directory
+	// Auth, when set, signs users in with the identity provider (/login,
+	// /account) and lets the publish form act on the session.
+	Auth *auth.OIDC
 }
 
 // Pages serves the HTML interface.
@@ -80,7 +84,7 @@ func New(svc *registry.Service, opts Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTemplates(web.Templates(), a)
+	t, err := loadTemplates(web.Templates(), a, opts.Auth != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -123,4 +127,5 @@ func (p *Pages) Register(e *echo.Echo, heavy echo.MiddlewareFunc) {
 	e.GET("/log", p.logPage, securityHeaders)
 	e.GET("/feed.atom", p.feed, browse...)
 	e.GET("/static/*", p.static)
+	p.registerAccount(e)
 }

@@ -6,12 +6,15 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -35,6 +38,12 @@ type publishPage struct {
 	Error      string
 	ErrorField string // which field Error is about: "content", "token" or ""
 	Preview    *preview
+	// SignIn offers signing in (a registry with an identity provider);
+	// User is the signed-in user, who publishes as Publisher, one of
+	// User.Publishers, instead of pasting a token.
+	SignIn    bool
+	User      *auth.User
+	Publisher string
 }
 
 type preview struct {
@@ -60,7 +69,16 @@ func (p *Pages) newPublishPage(c echo.Context) (publishPage, error) {
 	if err != nil {
 		return publishPage{}, err
 	}
-	return publishPage{base: base{Title: "Publish a protocol", Nav: "publish"}, CSRF: tok, OpenPublish: p.opts.OpenPublish}, nil
+	page := publishPage{base: base{Title: "Publish a protocol", Nav: "publish"}, CSRF: tok, OpenPublish: p.opts.OpenPublish, SignIn: p.opts.Auth != nil}
+	u, ok, err := p.user(c)
+	if err != nil {
+		return publishPage{}, err
+	}
+	if ok {
+		page.User = &u
+		page.Publisher = c.FormValue("publisher")
+	}
+	return page, nil
 }
 
 // publish answers POST /publish: action=preview shows what would be
@@ -147,7 +165,7 @@ func (p *Pages) publish(c echo.Context) error {
 		}
 		return p.render(c, status, "publish", page)
 	}
-	tok, err := p.authorise(c)
+	tok, actor, err := p.authorise(c, page)
 	if err != nil {
 		return fail("token", err)
 	}
@@ -157,6 +175,7 @@ func (p *Pages) publish(c echo.Context) error {
 	if err != nil {
 		return fail("content", err)
 	}
+	p.log.Info("published", "actor", actor, "publisher", registry.PublisherOfToken(tok), "hash", res.Entry.Digest.Hex(), "created", res.Created)
 	state := "existing"
 	if res.Created {
 		state = "new"
@@ -202,28 +221,44 @@ func (p *Pages) submittedContent(c echo.Context) (content string, fromFile bool,
 	return string(b), true, nil
 }
 
-// authorise checks the form's token unless publishing is open, and
-// returns it (the zero token for a tokenless open publish). A token that
-// is given is always checked, so a revoked one never silently works.
-func (p *Pages) authorise(c echo.Context) (store.Token, error) {
+// authorise checks the form's token, else the signed-in user's right to
+// publish as the chosen publisher, unless publishing is open; it returns
+// the token acted through (the zero token for a tokenless open publish)
+// and who acts, for the log. A token that is given is always checked, so
+// a revoked one never silently works.
+func (p *Pages) authorise(c echo.Context, page publishPage) (store.Token, string, error) {
 	secret := strings.TrimSpace(c.FormValue("token"))
+	if secret == "" && page.User != nil {
+		u := *page.User
+		if len(u.Publishers) == 0 {
+			return store.Token{}, "", apperr.New(apperr.Forbidden, "no_publisher", "You are signed in as "+u.Name()+", but no rule of this registry gives your account a publisher, so you cannot publish. Ask its operator to add one for a group you belong to or your verified email domain.")
+		}
+		if !slices.Contains(u.Publishers, page.Publisher) {
+			return store.Token{}, "", apperr.New(apperr.Forbidden, "not_your_publisher", "You may not publish as "+strconv.Quote(page.Publisher)+"; choose one of your publishers.")
+		}
+		return u.Token(page.Publisher), u.Name(), nil
+	}
 	if secret == "" {
 		if p.opts.OpenPublish {
-			return store.Token{}, nil
+			return store.Token{}, "anonymous", nil
 		}
-		return store.Token{}, apperr.New(apperr.Unauthenticated, "missing_token", "Publishing on this registry needs an API token with the publish scope.")
+		msg := "Publishing on this registry needs an API token with the publish scope."
+		if p.opts.Auth != nil {
+			msg = "Sign in to publish, or enter an API token with the publish scope."
+		}
+		return store.Token{}, "", apperr.New(apperr.Unauthenticated, "missing_token", msg)
 	}
 	tok, err := p.opts.Authenticate(c.Request().Context(), secret)
 	if err != nil {
 		if errors.Is(err, store.ErrTokenUnknown) {
-			return store.Token{}, store.ErrTokenUnknown.With("This API token is unknown or revoked.")
+			return store.Token{}, "", store.ErrTokenUnknown.With("This API token is unknown or revoked.")
 		}
-		return store.Token{}, err
+		return store.Token{}, "", err
 	}
 	if !tok.Has(store.ScopePublish) {
-		return store.Token{}, apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
+		return store.Token{}, "", apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
 	}
-	return tok, nil
+	return tok, "token:" + tok.Name, nil
 }
 
 // splitTags reads the form's tags: words separated by commas or spaces.

@@ -13,22 +13,26 @@ import (
 	"github.com/agora-registry/registry/examples"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/directory"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
 	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/store/sqlite"
+	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/internal/translog"
 )
 
 // testServer is the real registry server (API + pages over the embedded
 // SQLite store) on a real loopback socket.
 type testServer struct {
-	URL string
-	svc *registry.Service
-	dir *directory.Directory // the agent directory (loopback agents allowed)
-	log *translog.Log        // with serverOptions.log
-	st  store.Store
+	URL  string
+	svc  *registry.Service
+	dir  *directory.Directory // the agent directory (loopback agents allowed)
+	log  *translog.Log        // with serverOptions.log
+	st   store.Store
+	auth *auth.OIDC // with serverOptions.signIn
 }
 
 type serverOptions struct {
@@ -37,12 +41,24 @@ type serverOptions struct {
 	documents   *render.Documents // nil: the default renderer
 	publicURL   string            // "": the server's own address
 	log         bool              // keep a transparency log (integrate with srv.log.Integrate)
+	postgres    bool              // the PostgreSQL engine (a throw-away database) instead of SQLite
+	// signIn, when set, makes the sign-in the pages offer, over the
+	// server's store and public URL.
+	signIn     func(t testing.TB, st auth.Store, publicURL string) *auth.OIDC
+	private    bool // --private
+	cacheBytes int  // the raw documents' cache (registry.Config.CacheBytes); 0: none
 }
 
 func startServer(t testing.TB, o serverOptions) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	var st store.Store
+	var err error
+	if o.postgres {
+		st, err = postgres.Open(ctx, pgtest.NewDatabase(t))
+	} else {
+		st, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +85,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 		}
 		tl = translog.New(st, key, log)
 	}
-	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log, Log: tl})
+	svc := registry.New(st, registry.Config{PublicURL: public, Logger: log, Log: tl, CacheBytes: o.cacheBytes})
 	if o.examples {
 		if _, err := svc.SeedExamples(ctx, examples.Protocols, "protocols"); err != nil {
 			t.Fatal(err)
@@ -79,14 +95,19 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents, Directory: dir})
+	var signIn *auth.OIDC
+	if o.signIn != nil {
+		signIn = o.signIn(t, st, public)
+	}
+	pages, err := html.New(svc, html.Options{OpenPublish: o.openPublish, Logger: log, Documents: o.documents, Directory: dir, Auth: signIn})
 	if err != nil {
 		t.Fatal(err)
 	}
+	authn := api.NewAuthenticator(svc, o.openPublish)
 	srv := api.New(svc, api.Config{Logger: log},
-		api.WithPages(pages), api.WithAuthenticator(api.NewAuthenticator(svc, o.openPublish)), api.WithDirectory(dir))
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Echo()}}
+		api.WithPages(pages), api.WithAuthenticator(authn), api.WithDirectory(dir), api.WithReadGate(o.private, signIn))
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Handler()}} // with the fast raw path, as served
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st}
+	return &testServer{URL: base, svc: svc, dir: dir, log: tl, st: st, auth: signIn}
 }

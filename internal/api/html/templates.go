@@ -15,7 +15,7 @@ import (
 
 // pageNames are the page templates; each is parsed together with
 // layout.html, which defines the frame every page shares.
-var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "prefix", "withdrawn", "publisher", "agents", "agent", "apiref", "log"}
+var pageNames = []string{"home", "browse", "protocol", "publish", "tags", "error", "prefix", "withdrawn", "publisher", "agents", "agent", "apiref", "log", "account"}
 
 // partials are templates any page may use (partial_*.html): pieces of a
 // page kept in their own files.
@@ -29,8 +29,9 @@ type templates struct {
 	pages map[string]*template.Template
 }
 
-func loadTemplates(fsys fs.FS, a *assets) (*templates, error) {
+func loadTemplates(fsys fs.FS, a *assets, signIn bool) (*templates, error) {
 	funcs := template.FuncMap{
+		"signIn":    func() bool { return signIn },
 		"static":    a.url,
 		"tagURL":    tagURL,
 		"shortHash": func(hex string) string { return hex[:min(12, len(hex))] },

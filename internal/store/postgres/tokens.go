@@ -15,7 +15,7 @@ import (
 // MaxTokenNameRunes limits a token's name.
 const MaxTokenNameRunes = 200
 
-const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher`
+const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher, created_by`
 
 func scanToken(row pgx.Row) (store.Token, error) {
 	var (
@@ -23,7 +23,7 @@ func scanToken(row pgx.Row) (store.Token, error) {
 		scopes []string
 		secret []byte
 	)
-	if err := row.Scan(&t.ID, &t.Name, &scopes, &secret, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &t.Publisher); err != nil {
+	if err := row.Scan(&t.ID, &t.Name, &scopes, &secret, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &t.Publisher, &t.CreatedBy); err != nil {
 		return store.Token{}, err
 	}
 	if len(secret) != len(t.SecretHash) {
@@ -40,7 +40,7 @@ func scanToken(row pgx.Row) (store.Token, error) {
 }
 
 // CreateToken stores a token; a secret hash already in use is ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte, createdBy string) (store.Token, error) {
 	publisher, err := store.PublisherOr(publisher)
 	if err != nil {
 		return store.Token{}, err
@@ -53,15 +53,15 @@ func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes 
 	}
 	names := make([]string, len(scopes))
 	for i, sc := range scopes {
-		if sc != store.ScopePublish && sc != store.ScopeAdmin {
-			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q: use publish or admin", sc))
+		if !store.ValidScope(sc) {
+			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q: use read, publish or admin", sc))
 		}
 		names[i] = string(sc)
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	t, err := scanToken(s.pool.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, publisher) VALUES ($1, $2, $3, $4)
-		RETURNING `+tokenColumns, name, names, secretHash[:], publisher))
+	t, err := scanToken(s.pool.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, publisher, created_by) VALUES ($1, $2, $3, $4, $5)
+		RETURNING `+tokenColumns, name, names, secretHash[:], publisher, createdBy))
 	if errors.Is(mapErr(err), store.ErrConflict) {
 		return store.Token{}, store.ErrConflict.With("a token with this secret already exists")
 	}

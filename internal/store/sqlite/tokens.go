@@ -15,7 +15,7 @@ import (
 // Token limits.
 const maxTokenNameRunes = 200
 
-const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher`
+const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher, created_by`
 
 func scanToken(sc scanner) (store.Token, error) {
 	var (
@@ -25,7 +25,7 @@ func scanToken(sc scanner) (store.Token, error) {
 		created          int64
 		lastUsed, revoke sql.NullInt64
 	)
-	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke, &t.Publisher); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke, &t.Publisher, &t.CreatedBy); err != nil {
 		return store.Token{}, err
 	}
 	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil || len(secret) != len(t.SecretHash) {
@@ -46,7 +46,7 @@ func scanToken(sc scanner) (store.Token, error) {
 
 // CreateToken stores a new token. A secret hash already stored is
 // ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte) (store.Token, error) {
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte, createdBy string) (store.Token, error) {
 	publisher, err := store.PublisherOr(publisher)
 	if err != nil {
 		return store.Token{}, err
@@ -59,14 +59,14 @@ func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes 
 		return store.Token{}, store.ErrInvalid.With("a token needs at least one scope")
 	}
 	for _, sc := range scopes {
-		if sc != store.ScopePublish && sc != store.ScopeAdmin {
+		if !store.ValidScope(sc) {
 			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q", sc))
 		}
 	}
 	var t store.Token
 	err = s.inWriteTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at, publisher) VALUES (?, ?, ?, ?, ?)
-			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro(), publisher)
+		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at, publisher, created_by) VALUES (?, ?, ?, ?, ?, ?)
+			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro(), publisher, createdBy)
 		var err error
 		t, err = scanToken(row)
 		if isConstraint(err) {

@@ -72,7 +72,7 @@ func testPublisherAccounts(t *testing.T, open Opener) {
 func testTokenOwnership(t *testing.T, open Opener) {
 	s := open(t)
 	secret := [32]byte{7, 7, 7}
-	tok, err := s.CreateToken(ctx(t), "acme", "ci", []store.Scope{store.ScopePublish}, secret)
+	tok, err := s.CreateToken(ctx(t), "acme", "ci", []store.Scope{store.ScopePublish}, secret, "")
 	noErr(t, "CreateToken", err)
 	if tok.Publisher != "acme" {
 		t.Fatalf("token publisher %q, want acme", tok.Publisher)

@@ -114,21 +114,21 @@ func testTokens(t *testing.T, open Opener) {
 	s := open(t)
 	secretA := sha256.Sum256([]byte("secret a"))
 	secretB := sha256.Sum256([]byte("secret b"))
-	a, err := s.CreateToken(ctx(t), "", "ci publisher", []store.Scope{store.ScopePublish}, secretA)
+	a, err := s.CreateToken(ctx(t), "", "ci publisher", []store.Scope{store.ScopePublish}, secretA, "")
 	noErr(t, "CreateToken", err)
 	if a.ID == 0 || a.Name != "ci publisher" || a.Publisher != store.DefaultPublisher || !slices.Equal(a.Scopes, []store.Scope{store.ScopePublish}) ||
 		a.SecretHash != secretA || a.CreatedAt.IsZero() || a.LastUsedAt != nil || a.RevokedAt != nil {
 		t.Fatalf("CreateToken returned %+v", a)
 	}
-	b, err := s.CreateToken(ctx(t), "acme-labs", "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB)
+	b, err := s.CreateToken(ctx(t), "acme-labs", "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB, "")
 	noErr(t, "CreateToken", err)
 	if b.ID == a.ID {
 		t.Fatal("two tokens share an id")
 	}
-	_, err = s.CreateToken(ctx(t), "", "copy", []store.Scope{store.ScopePublish}, secretA)
+	_, err = s.CreateToken(ctx(t), "", "copy", []store.Scope{store.ScopePublish}, secretA, "")
 	wantErr(t, "CreateToken with a used secret", err, store.ErrConflict)
 	for _, bad := range []string{"Acme", "-acme", "a", "acme labs", "acme/../x", strings.Repeat("a", 40)} {
-		_, err = s.CreateToken(ctx(t), bad, "bad", []store.Scope{store.ScopePublish}, sha256.Sum256([]byte(bad)))
+		_, err = s.CreateToken(ctx(t), bad, "bad", []store.Scope{store.ScopePublish}, sha256.Sum256([]byte(bad)), "")
 		wantErr(t, "CreateToken for publisher "+bad, err, store.ErrInvalidPublisher)
 	}
 
@@ -171,5 +171,49 @@ func testTokens(t *testing.T, open Opener) {
 		default:
 			t.Fatalf("ListTokens returned an unknown token %+v", tok)
 		}
+	}
+}
+
+func testSessions(t *testing.T, open Opener) {
+	s := open(t)
+	now := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+	live := store.Session{IDHash: sha256.Sum256([]byte("live")), Subject: "sub-1", Email: "ann@example.com",
+		Admin: true, Publishers: []string{"acme", "beta"}, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	noErr(t, "CreateSession", s.CreateSession(ctx(t), live))
+	wantErr(t, "CreateSession with a used id", s.CreateSession(ctx(t), live), store.ErrConflict)
+	got, err := s.SessionByID(ctx(t), live.IDHash, now.Add(time.Minute))
+	noErr(t, "SessionByID", err)
+	if got.Subject != live.Subject || got.Email != live.Email || !got.Admin || !slices.Equal(got.Publishers, live.Publishers) ||
+		!sameTime(got.CreatedAt, live.CreatedAt) || !sameTime(got.ExpiresAt, live.ExpiresAt) || got.IDHash != live.IDHash {
+		t.Fatalf("SessionByID = %+v, want %+v", got, live)
+	}
+	_, err = s.SessionByID(ctx(t), live.IDHash, live.ExpiresAt)
+	wantErr(t, "SessionByID at its expiry", err, store.ErrNotFound)
+	_, err = s.SessionByID(ctx(t), sha256.Sum256([]byte("unknown")), now)
+	wantErr(t, "SessionByID of an unknown id", err, store.ErrNotFound)
+
+	// A session created after live expired deletes live's row.
+	later := store.Session{IDHash: sha256.Sum256([]byte("later")), Subject: "sub-2", Email: "bob@example.com",
+		CreatedAt: live.ExpiresAt.Add(time.Second), ExpiresAt: live.ExpiresAt.Add(time.Hour)}
+	noErr(t, "CreateSession after an expiry", s.CreateSession(ctx(t), later))
+	_, err = s.SessionByID(ctx(t), live.IDHash, now)
+	wantErr(t, "SessionByID of a purged session", err, store.ErrNotFound)
+	got, err = s.SessionByID(ctx(t), later.IDHash, later.CreatedAt)
+	noErr(t, "SessionByID without roles", err)
+	if got.Admin || len(got.Publishers) != 0 {
+		t.Fatalf("a session without roles came back with %+v", got)
+	}
+	noErr(t, "DeleteSession", s.DeleteSession(ctx(t), later.IDHash))
+	_, err = s.SessionByID(ctx(t), later.IDHash, later.CreatedAt)
+	wantErr(t, "SessionByID after DeleteSession", err, store.ErrNotFound)
+	noErr(t, "DeleteSession of an unknown id", s.DeleteSession(ctx(t), later.IDHash))
+
+	// Tokens record who made them in the browser, and take the read scope.
+	tok, err := s.CreateToken(ctx(t), "", "reader", []store.Scope{store.ScopeRead}, sha256.Sum256([]byte("reader")), "ann@example.com")
+	noErr(t, "CreateToken with read and a creator", err)
+	got2, err := s.TokenBySecret(ctx(t), tok.SecretHash)
+	noErr(t, "TokenBySecret", err)
+	if got2.CreatedBy != "ann@example.com" || !got2.Has(store.ScopeRead) || got2.Has(store.ScopePublish) {
+		t.Fatalf("a read token made by ann = %+v", got2)
 	}
 }

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Each", func(t *testing.T) { testEach(t, open) })
 	t.Run("List", func(t *testing.T) { testList(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("Publishers", func(t *testing.T) { testPublishers(t, open) })
 	t.Run("SuccessorsOwnFirst", func(t *testing.T) { testSuccessorsOwnFirst(t, open) })
 	t.Run("PublisherAccounts", func(t *testing.T) { testPublisherAccounts(t, open) })
