@@ -46,7 +46,8 @@ func TestPrivateModeGatesEveryRead(t *testing.T) {
 		return resp
 	}
 	reads := []string{raw, "/api/v1/protocols", "/api/v1/protocols/" + res.Entry.Digest.Hex(), "/api/v1/tags", "/api/v1/changes",
-		"/log/checkpoint", "/llms.txt", "/feed.atom", "/metadata", "/.well-known/agora", "/mcp", "/metrics", "/api/v1/openapi.json"}
+		"/log/checkpoint", "/llms.txt", "/feed.atom", "/metadata", "/.well-known/agora", "/mcp", "/metrics", "/api/v1/openapi.json",
+		raw + ".tlog-proof", "/.well-known/ard.json", "/.well-known/ai-catalog.json", "/ard/agents", "/ard/agents/urn:air:x:agora-protocol:" + res.Entry.Digest.Hex()}
 	// The reader's fetch first, so the raw document is in the cache.
 	for _, path := range reads {
 		if resp := do(anon, path, "*/*", reader.Secret); resp.StatusCode >= 400 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusNotAcceptable && resp.StatusCode != http.StatusBadRequest {
@@ -58,8 +59,12 @@ func TestPrivateModeGatesEveryRead(t *testing.T) {
 	}
 	for _, path := range reads {
 		resp := do(anon, path, "application/json", "")
-		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
-			t.Errorf("%s without a token: %d %s, want 401 problem+json", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		want := "application/problem+json"
+		if strings.HasPrefix(path, "/ard/") {
+			want = "application/json" // the ARD API's own error shape
+		}
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("Content-Type"), want) {
+			t.Errorf("%s without a token: %d %s, want 401 %s", path, resp.StatusCode, resp.Header.Get("Content-Type"), want)
 		}
 		if resp := do(anon, path, "application/json", "agr_wrong"); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s with a wrong token: %d, want 401", path, resp.StatusCode)
