@@ -23,7 +23,7 @@ func FuzzParseWellKnown(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if err := c.Check(); err != nil {
+			if err := store.CheckCrawl(c); err != nil {
 				t.Fatalf("%s kept what the store refuses: %v", wk.path, err)
 			}
 		}
@@ -74,12 +74,12 @@ func FuzzParseCardAndManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if c, err := parseCard(raw); err == nil {
 			c.Signature = store.SignatureUnsigned
-			if err := (store.AgentCrawl{A2A: &c}).Check(); err != nil {
+			if err := store.CheckCrawl(store.AgentCrawl{A2A: &c}); err != nil {
 				t.Fatalf("a card kept what the store refuses: %v", err)
 			}
 		}
 		if m, err := parseManifest(raw); err == nil {
-			if err := (store.AgentCrawl{ARD: &m}).Check(); err != nil {
+			if err := store.CheckCrawl(store.AgentCrawl{ARD: &m}); err != nil {
 				t.Fatalf("a manifest kept what the store refuses: %v", err)
 			}
 		}

@@ -27,7 +27,7 @@ func TestParseFlatSeedShape(t *testing.T) {
 	if len(c.Unsupported) != 1 || c.Unsupported[0].Hex() != strings.Repeat("c", 40) {
 		t.Fatalf("unsupported: %+v", c.Unsupported)
 	}
-	if err := c.Check(); err != nil {
+	if err := store.CheckCrawl(c); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -53,7 +53,7 @@ func TestParseCutsToLimits(t *testing.T) {
 	if first.Supported[0].Digest.Hex() != fmt.Sprintf("%040x", 0) || first.Supported[len(first.Supported)-1].Digest.Hex() != fmt.Sprintf("%040x", store.MaxAgentProtocols-1) {
 		t.Fatal("the cut does not keep the lowest hashes")
 	}
-	if err := first.Check(); err != nil {
+	if err := store.CheckCrawl(first); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := parseStructured([]byte(`{"name": "no supported"}`)); err == nil {

@@ -94,8 +94,8 @@ type AgentCrawl struct {
 // Speaks reports whether c holds data of at least one dialect.
 func (c AgentCrawl) Speaks() bool { return c.WellKnownURL != "" || c.A2A != nil || c.ARD != nil }
 
-// Check refuses a crawl outside the directory's limits.
-func (c AgentCrawl) Check() error {
+// CheckCrawl refuses a crawl outside the directory's limits.
+func CheckCrawl(c AgentCrawl) error {
 	bad := func(what string) error { return ErrInvalid.With("agent crawl: " + what) }
 	switch {
 	case !fitsRunes(c.Name, MaxAgentNameRunes):
@@ -120,12 +120,12 @@ func (c AgentCrawl) Check() error {
 		}
 	}
 	if c.A2A != nil {
-		if err := c.A2A.check(); err != nil {
+		if err := checkCard(*c.A2A); err != nil {
 			return err
 		}
 	}
 	if c.ARD != nil {
-		if err := c.ARD.check(); err != nil {
+		if err := checkManifest(*c.ARD); err != nil {
 			return err
 		}
 	}

@@ -90,7 +90,7 @@ type DialectState struct {
 	Failures int
 }
 
-func (c AgentCard) check() error {
+func checkCard(c AgentCard) error {
 	bad := func(what string) error { return ErrInvalid.With("agent card: " + what) }
 	switch {
 	case len(c.URL) > MaxAgentURLBytes:
@@ -118,7 +118,7 @@ func (c AgentCard) check() error {
 	return nil
 }
 
-func (m AgentManifest) check() error {
+func checkManifest(m AgentManifest) error {
 	bad := func(what string) error { return ErrInvalid.With("ARD manifest: " + what) }
 	if len(m.URL) > MaxAgentURLBytes || !fitsRunes(m.Host, MaxAgentNameRunes) || len(m.Entries) > MaxARDEntries {
 		return bad("too long or too many entries")

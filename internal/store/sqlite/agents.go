@@ -52,7 +52,7 @@ func nullMicros(v sql.NullInt64) *time.Time {
 // RegisterAgent inserts the agent, or records the crawl on the one already
 // registered at url.
 func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl store.AgentCrawl, next time.Time) (store.Agent, bool, error) {
-	if err := crawl.Check(); err != nil {
+	if err := store.CheckCrawl(crawl); err != nil {
 		return store.Agent{}, false, err
 	}
 	if url == "" || len(url) > store.MaxAgentURLBytes {
@@ -130,7 +130,7 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 
 // RecordCrawl replaces an agent's state with a good crawl.
 func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
-	if err := crawl.Check(); err != nil {
+	if err := store.CheckCrawl(crawl); err != nil {
 		return err
 	}
 	return mapErr(s.inWriteTx(ctx, func(tx *sql.Tx) error {
