@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -62,7 +63,7 @@ func BenchmarkCrawl1000Agents(b *testing.B) {
 			}
 			ctx := context.Background()
 			for i := range crawlAgents {
-				if _, _, err := st.RegisterAgent(ctx, srv.URL+"/a"+strconv.Itoa(i), now, store.AgentCrawl{}, now); err != nil {
+				if _, _, err := st.RegisterAgent(ctx, srv.URL+"/a"+strconv.Itoa(i), now, entity.AgentCrawl{}, now); err != nil {
 					b.Fatal(err)
 				}
 			}

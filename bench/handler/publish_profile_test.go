@@ -12,6 +12,7 @@ import (
 
 	storebench "github.com/agora-registry/registry/bench/store"
 	"github.com/agora-registry/registry/internal/api"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -104,9 +105,9 @@ func BenchmarkPublishNoStore(b *testing.B) {
 // nothing else (any other method panics: the publish path calls none).
 type nullStore struct{ store.Store }
 
-func (nullStore) Put(_ context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+func (nullStore) Put(_ context.Context, nd store.NewDocument) (entity.Entry, bool, error) {
 	d := nd.Document
-	return store.Entry{Digest: d.Sums.SHA1, SHA256: d.Sums.SHA256, Size: len(d.Content),
+	return entity.Entry{Digest: d.Sums.SHA1, SHA256: d.Sums.SHA256, Size: len(d.Content),
 		Metadata: d.Metadata, Lints: d.Lints, CreatedAt: time.Now(), Origin: nd.Origin}, true, nil
 }
 

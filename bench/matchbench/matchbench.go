@@ -24,6 +24,7 @@ import (
 	"time"
 
 	storebench "github.com/agora-registry/registry/bench/store"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -147,7 +148,7 @@ func Publish(ctx context.Context, st store.Store, docs []doc) (map[protocol.Dige
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.key, err)
 		}
-		if _, err := st.CreatePublisher(ctx, store.Publisher{Name: d.publisher}); err != nil && !errors.Is(err, store.ErrPublisherTaken) {
+		if _, err := st.CreatePublisher(ctx, entity.Publisher{Name: d.publisher}); err != nil && !errors.Is(err, store.ErrPublisherTaken) {
 			return nil, err
 		}
 		e, _, err := st.Put(ctx, store.NewDocument{Document: pd, Publisher: d.publisher})
@@ -161,7 +162,7 @@ func Publish(ctx context.Context, st store.Store, docs []doc) (map[protocol.Dige
 			continue
 		}
 		to := byKey[d.deprecatedBy]
-		if _, err := st.SetStatus(ctx, byKey[d.key], store.StatusChange{Status: store.StatusDeprecated,
+		if _, err := st.SetStatus(ctx, byKey[d.key], store.StatusChange{Status: entity.StatusDeprecated,
 			Message: "use the new version", Replacement: &to, Actor: d.publisher}); err != nil {
 			return nil, fmt.Errorf("deprecating %s: %w", d.key, err)
 		}

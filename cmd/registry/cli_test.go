@@ -8,8 +8,8 @@ import (
 
 	"github.com/agora-registry/registry/internal/archive"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // Each command's help lists exactly the flags of its row in the option
@@ -65,8 +65,8 @@ func TestImportDefaultsAreTheArchives(t *testing.T) {
 		t.Errorf("import defaults %+v differ from the archive package's", c)
 	}
 	var tc config.TokenCreate
-	if err := config.SetDefaults(tc.Options()); err != nil || tc.Publisher != store.DefaultPublisher {
-		t.Errorf("token create --publisher default %q, want %q (%v)", tc.Publisher, store.DefaultPublisher, err)
+	if err := config.SetDefaults(tc.Options()); err != nil || tc.Publisher != entity.DefaultPublisher {
+		t.Errorf("token create --publisher default %q, want %q (%v)", tc.Publisher, entity.DefaultPublisher, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
@@ -198,7 +199,7 @@ func TestImportKeepLifecycle(t *testing.T) {
 		fn(st)
 	}
 	withStore(src, func(st *sqlite.Store) {
-		if _, err := st.SetStatus(context.Background(), one, store.StatusChange{Status: store.StatusDeprecated, Message: "use two", Replacement: &two, Actor: "import"}); err != nil {
+		if _, err := st.SetStatus(context.Background(), one, store.StatusChange{Status: entity.StatusDeprecated, Message: "use two", Replacement: &two, Actor: "import"}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 func init() {
@@ -82,17 +82,17 @@ func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, p
 }
 
 // liveToken finds the token of this name that is not revoked.
-func liveToken(ctx context.Context, svc *registry.Service, name string) (store.Token, bool, error) {
+func liveToken(ctx context.Context, svc *registry.Service, name string) (entity.Token, bool, error) {
 	ts, err := svc.ListTokens(ctx)
 	if err != nil {
-		return store.Token{}, false, err
+		return entity.Token{}, false, err
 	}
 	for _, t := range ts {
 		if t.Name == name && t.RevokedAt == nil {
 			return t, true, nil
 		}
 	}
-	return store.Token{}, false, nil
+	return entity.Token{}, false, nil
 }
 
 // tokenJSON is a token as `token list --json` prints it (never its hash).
@@ -147,7 +147,7 @@ func tokenRevoke(ctx context.Context, env *environment, svc *registry.Service, f
 	return nil
 }
 
-func scopeNames(ss []store.Scope) string {
+func scopeNames(ss []entity.Scope) string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, string(s))

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
 	"github.com/agora-registry/registry/internal/testing/pgtest"
 	"github.com/agora-registry/registry/internal/testing/security"
@@ -167,7 +167,7 @@ func TestVerifyLyingDatabase(t *testing.T) {
 	srv := security.Start(t, security.Options{Engine: "postgres", PostgresDSN: dsn})
 	pool := srv.Store.(*postgres.Store).Pool()
 	ds := publishN(t, srv, "Lied about", 6)
-	if err := srv.Svc.Withdraw(vctx(t), store.Token{ID: 1, Name: "ops"}, ds[1], "legal"); err != nil {
+	if err := srv.Svc.Withdraw(vctx(t), entity.Token{ID: 1, Name: "ops"}, ds[1], "legal"); err != nil {
 		t.Fatal(err)
 	}
 	// A publish whose queued event the writer changes before the log

@@ -12,6 +12,7 @@ import (
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -61,8 +62,8 @@ type AgentView struct {
 	// CardSignature is the A2A card's signature state, nil without a card.
 	CardSignature *string `json:"cardSignature"`
 	// A2A and ARD are set on the one-agent view only (nil: none).
-	A2A *store.AgentCard     `json:"a2a,omitempty"`
-	ARD *store.AgentManifest `json:"ard,omitempty"`
+	A2A *entity.AgentCard     `json:"a2a,omitempty"`
+	ARD *entity.AgentManifest `json:"ard,omitempty"`
 }
 
 // DialectStateView is how one dialect's last read went.
@@ -109,7 +110,7 @@ func (s *Server) agentRoutes(v1 *echo.Group) {
 	v1.GET("/agents/:id", s.getAgent)
 }
 
-func (s *Server) agentView(a store.Agent) AgentView {
+func (s *Server) agentView(a entity.Agent) AgentView {
 	kinds := a.Kinds
 	if kinds == nil {
 		kinds = []string{}
@@ -120,13 +121,13 @@ func (s *Server) agentView(a store.Agent) AgentView {
 		UnsupportedCount: a.UnsupportedCount, HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10),
 		Dialects: a.Dialects(), CardSignature: cardSignature(a),
 		DialectStates: map[string]DialectStateView{
-			store.DialectAgora: DialectStateView(a.Agora),
-			store.DialectA2A:   DialectStateView(a.A2AState),
-			store.DialectARD:   DialectStateView(a.ARDState),
+			entity.DialectAgora: DialectStateView(a.Agora),
+			entity.DialectA2A:   DialectStateView(a.A2AState),
+			entity.DialectARD:   DialectStateView(a.ARDState),
 		}}
 }
 
-func cardSignature(a store.Agent) *string {
+func cardSignature(a entity.Agent) *string {
 	if a.CardSignature == "" {
 		return nil
 	}
@@ -135,7 +136,7 @@ func cardSignature(a store.Agent) *string {
 
 // crawlStatus is "pending" while a crawl of the agent is queued or running
 // (or none has run yet), else how the last crawl went: "ok" or "failed".
-func (s *Server) crawlStatus(a store.Agent) string {
+func (s *Server) crawlStatus(a entity.Agent) string {
 	switch {
 	case a.LastCrawled == nil || s.directory != nil && s.directory.Crawling(a.URL):
 		return "pending"
@@ -146,7 +147,7 @@ func (s *Server) crawlStatus(a store.Agent) string {
 }
 
 // fullAgentView adds the agent's lists, each hash marked known or not.
-func (s *Server) fullAgentView(c echo.Context, a store.Agent) (AgentView, error) {
+func (s *Server) fullAgentView(c echo.Context, a entity.Agent) (AgentView, error) {
 	v := s.agentView(a)
 	v.A2A, v.ARD = a.A2A, a.ARD
 	ds := make([]protocol.Digest, 0, len(a.Supported)+len(a.Unsupported))

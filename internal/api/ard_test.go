@@ -19,9 +19,9 @@ import (
 
 	"github.com/agora-registry/registry/internal/ard"
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
@@ -90,9 +90,9 @@ func startARD(t *testing.T, ts *httptest.Server, base string, peers ...string) *
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if _, _, err := st.RegisterAgent(ctx, "https://forecaster.example", now, store.AgentCrawl{Name: "Forecaster", Description: "Speaks weather.",
+	if _, _, err := st.RegisterAgent(ctx, "https://forecaster.example", now, entity.AgentCrawl{Name: "Forecaster", Description: "Speaks weather.",
 		Kinds: []string{"weather"}, WellKnownURL: "https://forecaster.example/.well-known/agora",
-		Supported: []store.AgentProtocol{{Digest: n.weather}}}, now.Add(time.Hour)); err != nil {
+		Supported: []entity.AgentProtocol{{Digest: n.weather}}}, now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	return n

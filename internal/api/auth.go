@@ -6,8 +6,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // Auth errors; 401s get a WWW-Authenticate challenge from the error handler.
@@ -34,31 +34,31 @@ func NewAuthenticator(svc *registry.Service, openPublish bool) *Authenticator {
 // token, or the zero token when open publishing admitted a tokenless
 // request. A token that is sent is always checked, even when publishing
 // is open, so a revoked token never silently works.
-func (a *Authenticator) Require(c echo.Context, scope store.Scope) (store.Token, error) {
+func (a *Authenticator) Require(c echo.Context, scope entity.Scope) (entity.Token, error) {
 	header := c.Request().Header.Get(echo.HeaderAuthorization)
 	if header == "" {
-		if a.openPublish && scope == store.ScopePublish {
-			return store.Token{}, nil
+		if a.openPublish && scope == entity.ScopePublish {
+			return entity.Token{}, nil
 		}
-		return store.Token{}, errMissingToken
+		return entity.Token{}, errMissingToken
 	}
 	scheme, secret, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
-		return store.Token{}, errMalformedAuth
+		return entity.Token{}, errMalformedAuth
 	}
 	tok, err := a.svc.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
 	if err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	if !tok.Has(scope) {
-		return store.Token{}, errInsufficientScope.With("the API token lacks the " + string(scope) + " scope")
+		return entity.Token{}, errInsufficientScope.With("the API token lacks the " + string(scope) + " scope")
 	}
 	return tok, nil
 }
 
 // Middleware requires scope on the routes it wraps and keeps the token for
 // the handler (Publisher).
-func (a *Authenticator) Middleware(scope store.Scope) echo.MiddlewareFunc {
+func (a *Authenticator) Middleware(scope entity.Scope) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			tok, err := a.Require(c, scope)
@@ -77,10 +77,10 @@ const tokenKey = "agora.token"
 // Publisher is the publisher the request's token publishes as
 // (registry.AnonymousPublisher for a tokenless publish on an open registry).
 func Publisher(c echo.Context) string {
-	tok, _ := c.Get(tokenKey).(store.Token)
+	tok, _ := c.Get(tokenKey).(entity.Token)
 	return registry.PublisherOfToken(tok)
 }
 
-func (s *Server) requireScope(scope store.Scope) echo.MiddlewareFunc {
+func (s *Server) requireScope(scope entity.Scope) echo.MiddlewareFunc {
 	return s.auth.Middleware(scope)
 }

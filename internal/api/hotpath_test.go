@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -130,7 +131,7 @@ func TestCachedRawAnswersLikeTheStore(t *testing.T) {
 	}
 
 	// A withdrawal empties the cache entry: 410 from the router.
-	if err := ts.hotSvc.Withdraw(ctx, store.Token{Name: "test"}, d, "test"); err != nil {
+	if err := ts.hotSvc.Withdraw(ctx, entity.Token{Name: "test"}, d, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if res, _ := do(t, "GET", ts.hotTS.URL+"/protocol/"+d.Hex(), nil); res.StatusCode != 410 {
@@ -215,7 +216,7 @@ func TestResolveAnswersEveryKindOfItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.hotSvc.Withdraw(ctx, store.Token{Name: "test"}, gone.Entry.Digest, "test"); err != nil {
+	if err := ts.hotSvc.Withdraw(ctx, entity.Token{Name: "test"}, gone.Entry.Digest, "test"); err != nil {
 		t.Fatal(err)
 	}
 	unknown := protocol.Digest{1, 2, 3}

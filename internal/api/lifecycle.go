@@ -7,9 +7,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/api/param"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // Sub-resources of /api/v1/protocols/{hash}.
@@ -21,8 +21,8 @@ const (
 )
 
 // token is the request's authenticated token (the zero token when none).
-func token(c echo.Context) store.Token {
-	tok, _ := c.Get(tokenKey).(store.Token)
+func token(c echo.Context) entity.Token {
+	tok, _ := c.Get(tokenKey).(entity.Token)
 	return tok
 }
 
@@ -53,7 +53,7 @@ func (s *Server) postProtocolSub(c echo.Context) error {
 	if err := unmarshalStrict(body, &in); err != nil {
 		return err
 	}
-	req := registry.StatusRequest{Status: store.Status(in.Status), Message: in.Message}
+	req := registry.StatusRequest{Status: entity.Status(in.Status), Message: in.Message}
 	if in.Replacement != "" {
 		r, err := protocol.ParseDigest(in.Replacement)
 		if err != nil {
@@ -92,7 +92,7 @@ type VersionsAnswer struct {
 	Claims []VersionRef `json:"claims"`
 }
 
-func (s *Server) protocolVersions(c echo.Context, e store.Entry) error {
+func (s *Server) protocolVersions(c echo.Context, e entity.Entry) error {
 	v, err := s.svc.VersionList(c.Request().Context(), e)
 	if err != nil {
 		return err
@@ -152,7 +152,7 @@ type PublisherView struct {
 	ProtocolsURL string     `json:"protocolsUrl"`
 }
 
-func publisherView(svc *registry.Service, p store.Publisher) PublisherView {
+func publisherView(svc *registry.Service, p entity.Publisher) PublisherView {
 	v := PublisherView{Name: p.Name, DisplayName: p.DisplayName, VerifiedAt: p.VerifiedAt,
 		HTMLURL:      svc.Config().PublicURL + "/publishers/" + p.Name,
 		ProtocolsURL: svc.Config().PublicURL + "/api/v1/protocols?publisher=" + p.Name}

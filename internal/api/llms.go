@@ -31,7 +31,7 @@ Every hash parameter takes hex or Base64 (a '/' in Base64 is sent as %%2F in a p
 ## Agentic Resource Discovery (ARD)
 
 - [ARD manifest](%[1]s/.well-known/ard.json): this registry, its protocols and its agents as catalog entries (also at /.well-known/ai-catalog.json).
-- [ARD registry API](%[1]s/ard): POST /ard/search {"query": {"text": "..."}} (scored results; federation auto, referrals or none over the registries this one follows), POST /ard/explore (facets), GET /ard/agents (list), GET /ard/agents/{urn} (lookup).
+- [ARD registry API](%[1]s/ard/agents): the base URL is %[1]s/ard; POST /ard/search {"query": {"text": "..."}} (scored results; federation auto, referrals or none over the registries this one follows), POST /ard/explore (facets), GET /ard/agents (list), GET /ard/agents/{urn} (lookup).
 
 ## Machine descriptions
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/adoption"
 	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -238,7 +239,7 @@ func rawConformance(t *testing.T, st store.Store, cfg registry.Config, source st
 	check("before withdrawal", map[string]string{"Cache-Control": okHeaders["Cache-Control"], "Content-Length": strconv.Itoa(len(goneDocText)),
 		"Content-Type": okHeaders["Content-Type"], "Etag": `"` + g.Hex() + `"`, "X-Content-Type-Options": "nosniff"},
 		200, goneDocText, "GET", "/protocol/"+g.Hex(), nil)
-	if err := svc.Withdraw(ctx, store.Token{ID: 1, Name: "test"}, g, "test"); err != nil {
+	if err := svc.Withdraw(ctx, entity.Token{ID: 1, Name: "test"}, g, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if source == "blob" && cfg.Blobs.Has(g) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -23,7 +24,7 @@ const (
 func rawDeprecation(t *testing.T, base string, svc *registry.Service, st store.Store, cfg registry.Config, source string, repl protocol.Digest) {
 	t.Helper()
 	ctx := context.Background()
-	admin := store.Token{ID: 1, Name: "ops", Scopes: []store.Scope{store.ScopeAdmin}}
+	admin := entity.Token{ID: 1, Name: "ops", Scopes: []entity.Scope{entity.ScopeAdmin}}
 	link := `<http://registry.test/protocol/` + repl.Hex() + `>; rel="successor-version"`
 	publishRead := func(text string) protocol.Digest {
 		t.Helper()
@@ -74,7 +75,7 @@ func rawDeprecation(t *testing.T, base string, svc *registry.Service, st store.S
 
 	here := publishRead(deprecatedDocText)
 	expect("active, blob written", here, deprecatedDocText, false)
-	if _, err := svc.SetStatus(ctx, admin, here, registry.StatusRequest{Status: store.StatusDeprecated,
+	if _, err := svc.SetStatus(ctx, admin, here, registry.StatusRequest{Status: entity.StatusDeprecated,
 		Message: "use the other", Replacement: &repl}); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func rawDeprecation(t *testing.T, base string, svc *registry.Service, st store.S
 		// at once) keeps the blob from answering.
 		there := publishRead(elsewhereDocText)
 		expect("active elsewhere", there, elsewhereDocText, false)
-		if _, err := st.SetStatus(ctx, there, store.StatusChange{Status: store.StatusDeprecated, Replacement: &repl, Actor: "admin:other"}); err != nil {
+		if _, err := st.SetStatus(ctx, there, store.StatusChange{Status: entity.StatusDeprecated, Replacement: &repl, Actor: "admin:other"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := svc.RefreshInactive(ctx); err != nil {
@@ -95,7 +96,7 @@ func rawDeprecation(t *testing.T, base string, svc *registry.Service, st store.S
 		expect("deprecated elsewhere", there, elsewhereDocText, true)
 	}
 
-	if _, err := svc.SetStatus(ctx, admin, here, registry.StatusRequest{Status: store.StatusActive}); err != nil {
+	if _, err := svc.SetStatus(ctx, admin, here, registry.StatusRequest{Status: entity.StatusActive}); err != nil {
 		t.Fatal(err)
 	}
 	expect("active again", here, deprecatedDocText, false)

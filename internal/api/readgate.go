@@ -9,7 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/auth"
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // Sessions tells who is signed in (internal/auth).
@@ -51,7 +51,7 @@ func (s *Server) gateRead(c echo.Context) error {
 		return nil
 	}
 	if r.Header.Get(echo.HeaderAuthorization) != "" {
-		_, err := s.auth.Require(c, store.ScopeRead)
+		_, err := s.auth.Require(c, entity.ScopeRead)
 		return err
 	}
 	if s.sessions != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -28,7 +29,7 @@ func TestSearchAnswersTotalsAndSuggestions(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test"})
-	publish := func(doc string) store.Entry {
+	publish := func(doc string) entity.Entry {
 		t.Helper()
 		res, err := svc.PublishRequest(ctx, registry.PublishRequest{Content: []byte(doc), Publisher: "acme"})
 		if err != nil {

@@ -3,9 +3,9 @@ package api
 import (
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // ProtocolView is the JSON form of one entry. The digest spellings are
@@ -75,7 +75,7 @@ type VersionRef struct {
 }
 
 func versionsView(v registry.Versions) *VersionsView {
-	refs := func(es []store.Entry) []VersionRef {
+	refs := func(es []entity.Entry) []VersionRef {
 		out := make([]VersionRef, 0, len(es))
 		for _, e := range es {
 			out = append(out, VersionRef{Hex: e.Digest.Hex(), Title: e.Metadata.Title, Publisher: e.Publisher})
@@ -85,7 +85,7 @@ func versionsView(v registry.Versions) *VersionsView {
 	return &VersionsView{Newer: refs(v.Newer), Claims: refs(v.Claims), SupersedesClaim: v.OlderByAnother}
 }
 
-func protocolView(svc *registry.Service, e store.Entry) ProtocolView {
+func protocolView(svc *registry.Service, e entity.Entry) ProtocolView {
 	m := e.Metadata
 	v := ProtocolView{
 		Hex: e.Digest.Hex(), Base64: e.Digest.Base64(),

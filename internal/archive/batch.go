@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -18,10 +19,10 @@ import (
 // lifecycle (Limits.KeepLifecycle).
 type Target interface {
 	store.Documents
-	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error)
+	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc entity.Lifecycle, history []entity.HistoryEvent) (bool, error)
 	// CreatePublisher makes an account the archive's documents name
 	// (Limits.KeepPublishers); store.ErrPublisherTaken when it exists.
-	CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error)
+	CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error)
 }
 
 // Limits bound an import. Zero values mean the defaults below.
@@ -331,6 +332,6 @@ func checkRecord(rec *Record, d protocol.Digest) error {
 
 // validPublisher reports whether a record's publisher is a well-formed name.
 func validPublisher(name string) bool {
-	_, err := store.PublisherOr(name)
+	_, err := entity.PublisherOr(name)
 	return err == nil
 }

@@ -10,16 +10,16 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // Exporter is what Export reads: the documents, the status history of
 // those whose status changed, and the engine's name.
 type Exporter interface {
-	Each(ctx context.Context, fn func(store.Entry) error) error
-	History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error)
-	ListPublishers(ctx context.Context) ([]store.Publisher, error)
+	Each(ctx context.Context, fn func(entity.Entry) error) error
+	History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error)
+	ListPublishers(ctx context.Context) ([]entity.Publisher, error)
 	Engine() string
 }
 
@@ -50,7 +50,7 @@ func Export(ctx context.Context, s Exporter, w io.Writer) (Summary, error) {
 		return sum, err
 	}
 	sum.Publishers = len(pubs)
-	err = s.Each(ctx, func(e store.Entry) error {
+	err = s.Each(ctx, func(e entity.Entry) error {
 		if e.Content == nil {
 			return fmt.Errorf("export: the store yielded %s without its content", e.Digest.Hex())
 		}
@@ -92,7 +92,7 @@ func Export(ctx context.Context, s Exporter, w io.Writer) (Summary, error) {
 // recordOf keeps what the bytes cannot tell again. Tags that the front
 // matter already carries are left out so that the record holds exactly the
 // tags given beside the document.
-func recordOf(e store.Entry) Record {
+func recordOf(e entity.Entry) Record {
 	own, _ := protocol.ParseMetadata(e.Content)
 	var extra []string
 	for _, t := range e.Metadata.Tags {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
@@ -88,9 +89,9 @@ func seed(t testing.TB, st store.Store) {
 		d protocol.Digest
 		c store.StatusChange
 	}{
-		{weather, store.StatusChange{Status: store.StatusDeprecated, Message: "use «the new one»", Replacement: &unicode, Actor: "acme"}},
-		{fallbackD, store.StatusChange{Status: store.StatusDeprecated, Message: "for a while", Actor: "someone-else"}},
-		{fallbackD, store.StatusChange{Status: store.StatusActive, Actor: "admin:ops"}},
+		{weather, store.StatusChange{Status: entity.StatusDeprecated, Message: "use «the new one»", Replacement: &unicode, Actor: "acme"}},
+		{fallbackD, store.StatusChange{Status: entity.StatusDeprecated, Message: "for a while", Actor: "someone-else"}},
+		{fallbackD, store.StatusChange{Status: entity.StatusActive, Actor: "admin:ops"}},
 	} {
 		if _, err := st.SetStatus(ctx, c.d, c.c); err != nil {
 			t.Fatal(err)
@@ -128,7 +129,7 @@ type snapshotEntry struct {
 func snapshot(t testing.TB, st store.Store) map[protocol.Digest]snapshotEntry {
 	t.Helper()
 	out := map[protocol.Digest]snapshotEntry{}
-	err := st.Each(context.Background(), func(e store.Entry) error {
+	err := st.Each(context.Background(), func(e entity.Entry) error {
 		var lints []string
 		for _, l := range e.Lints {
 			lints = append(lints, l.Code)
@@ -243,7 +244,7 @@ func docEntry(t testing.TB, content string) tarEntry {
 func gzipWriter(w *bytes.Buffer) *gzip.Writer { return gzip.NewWriter(w) }
 
 // lifecycleText spells an entry's lifecycle and history for comparison.
-func lifecycleText(t testing.TB, st store.Store, e store.Entry) (string, string) {
+func lifecycleText(t testing.TB, st store.Store, e entity.Entry) (string, string) {
 	t.Helper()
 	hex := func(d *protocol.Digest) string {
 		if d == nil {

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -246,7 +247,7 @@ func (ar *archiveReader) ensurePublisher(name string) error {
 		ar.accounts = map[string]bool{}
 	}
 	ar.accounts[name] = true
-	p := store.Publisher{Name: name, DisplayName: ar.displayOf[name]}
+	p := entity.Publisher{Name: name, DisplayName: ar.displayOf[name]}
 	if store.CheckNewPublisher(p) != nil {
 		p.DisplayName = ""
 		if store.CheckNewPublisher(p) != nil {

@@ -5,16 +5,17 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // lifecycleOf is what an export keeps of an entry's lifecycle: nothing
 // for a document whose status was never set and that has no history.
-func lifecycleOf(e store.Entry, history []store.HistoryEvent, rec *Record) {
-	if lc := e.Lifecycle; lc.ChangedAt != nil || lc.Status == store.StatusDeprecated {
+func lifecycleOf(e entity.Entry, history []entity.HistoryEvent, rec *Record) {
+	if lc := e.Lifecycle; lc.ChangedAt != nil || lc.Status == entity.StatusDeprecated {
 		rec.Status = string(lc.Status)
 		if rec.Status == "" {
-			rec.Status = string(store.StatusActive)
+			rec.Status = string(entity.StatusActive)
 		}
 		rec.StatusMessage, rec.Replacement, rec.StatusChangedAt = lc.Message, lc.Replacement, utcPtr(lc.ChangedAt)
 	}
@@ -26,14 +27,14 @@ func lifecycleOf(e store.Entry, history []store.HistoryEvent, rec *Record) {
 
 // lifecycle is the record's lifecycle as the store restores it (after
 // checkLifecycle): a record with history only is active.
-func (r *Record) lifecycle() (store.Lifecycle, []store.HistoryEvent) {
-	lc := store.Lifecycle{Status: store.Status(r.Status), Message: r.StatusMessage, Replacement: r.Replacement, ChangedAt: r.StatusChangedAt}
+func (r *Record) lifecycle() (entity.Lifecycle, []entity.HistoryEvent) {
+	lc := entity.Lifecycle{Status: entity.Status(r.Status), Message: r.StatusMessage, Replacement: r.Replacement, ChangedAt: r.StatusChangedAt}
 	if lc.Status == "" {
-		lc.Status = store.StatusActive
+		lc.Status = entity.StatusActive
 	}
-	history := make([]store.HistoryEvent, len(r.History))
+	history := make([]entity.HistoryEvent, len(r.History))
 	for i, ev := range r.History {
-		history[i] = store.HistoryEvent{At: ev.At, Actor: ev.Actor, Status: store.Status(ev.Status), Message: ev.Message, Replacement: ev.Replacement}
+		history[i] = entity.HistoryEvent{At: ev.At, Actor: ev.Actor, Status: entity.Status(ev.Status), Message: ev.Message, Replacement: ev.Replacement}
 	}
 	return lc, history
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -41,7 +42,7 @@ func TestImportLifecycleNeedsTrust(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := st.SetStatus(ctx, dOurs, store.StatusChange{Status: store.StatusDeprecated, Message: "ours", Actor: "acme"}); err != nil {
+		if _, err := st.SetStatus(ctx, dOurs, store.StatusChange{Status: entity.StatusDeprecated, Message: "ours", Actor: "acme"}); err != nil {
 			t.Fatal(err)
 		}
 		arc := buildTar(t, true,
@@ -118,13 +119,13 @@ func TestHostileLifecycleRecords(t *testing.T) {
 		if rep.Failed != 1 || rep.New != 1 || codes(rep)["documents/"+d.Hex()+".json"] != "invalid_record" {
 			t.Fatalf("%s: report %+v", what, rep)
 		}
-		if e := mustGet(t, st, d); e.Status() != store.StatusActive || e.Lifecycle.ChangedAt != nil {
+		if e := mustGet(t, st, d); e.Status() != entity.StatusActive || e.Lifecycle.ChangedAt != nil {
 			t.Fatalf("%s: stored %v %+v", what, e.Status(), e.Lifecycle)
 		}
 	}
 }
 
-func mustGet(t *testing.T, st store.Store, d protocol.Digest) store.Entry {
+func mustGet(t *testing.T, st store.Store, d protocol.Digest) entity.Entry {
 	t.Helper()
 	e, err := st.Get(context.Background(), d, false)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -47,15 +48,15 @@ func (s *recordingStore) PutMany(ctx context.Context, docs []store.NewDocument) 
 	return s.nopStore.PutMany(ctx, docs)
 }
 
-func (s *recordingStore) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+func (s *recordingStore) Put(ctx context.Context, nd store.NewDocument) (entity.Entry, bool, error) {
 	if nd.Document.Sums.SHA1 == s.refuse {
-		return store.Entry{}, false, errors.New("constraint violated")
+		return entity.Entry{}, false, errors.New("constraint violated")
 	}
 	created, err := s.nopStore.PutMany(ctx, []store.NewDocument{nd})
 	if err != nil {
-		return store.Entry{}, false, err
+		return entity.Entry{}, false, err
 	}
-	return store.Entry{}, created[0], nil
+	return entity.Entry{}, created[0], nil
 }
 
 func newRecordingStore() *recordingStore {
@@ -219,12 +220,12 @@ func (s *partlyStoringStore) PutMany(context.Context, []store.NewDocument) ([]bo
 	return nil, apperr.New(apperr.Invalid, "invalid", "refused as a batch")
 }
 
-func (s *partlyStoringStore) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+func (s *partlyStoringStore) Put(ctx context.Context, nd store.NewDocument) (entity.Entry, bool, error) {
 	if s.puts.Add(1) == 5 {
-		return store.Entry{}, false, errDeadlock
+		return entity.Entry{}, false, errDeadlock
 	}
 	created, err := s.nopStore.PutMany(ctx, []store.NewDocument{nd})
-	return store.Entry{}, created[0], err
+	return entity.Entry{}, created[0], err
 }
 
 // A batch that failed after storing part of itself is not written again:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/archive"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -16,10 +17,10 @@ import (
 func TestPublishersTravelWithARestore(t *testing.T) {
 	ctx := context.Background()
 	src := openSQLite(t)
-	if _, err := src.CreatePublisher(ctx, store.Publisher{Name: "acme", DisplayName: "Acme Corp."}); err != nil {
+	if _, err := src.CreatePublisher(ctx, entity.Publisher{Name: "acme", DisplayName: "Acme Corp."}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.CreatePublisher(ctx, store.Publisher{Name: "idle", DisplayName: "No documents"}); err != nil {
+	if _, err := src.CreatePublisher(ctx, entity.Publisher{Name: "idle", DisplayName: "No documents"}); err != nil {
 		t.Fatal(err)
 	}
 	seed(t, src) // documents by acme and by someone-else (which has no account)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -169,7 +170,7 @@ var (
 type Protocols interface {
 	Match(ctx context.Context, r registry.MatchRequest) ([]registry.Match, error)
 	Search(ctx context.Context, q store.Query) (store.Page, error)
-	Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error)
+	Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error)
 	Stats(ctx context.Context) (store.Stats, error)
 	PublicURL() string
 }
@@ -178,7 +179,7 @@ type Protocols interface {
 type Agents interface {
 	List(ctx context.Context, q store.AgentQuery) (store.AgentPage, error)
 	For(ctx context.Context, d protocol.Digest) (store.ProtocolAgents, error)
-	ByURL(ctx context.Context, url string) (store.Agent, error)
+	ByURL(ctx context.Context, url string) (entity.Agent, error)
 	Count(ctx context.Context) (int, error)
 }
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // conformanceURN is the conformance tool's identifier pattern (stricter
@@ -50,19 +50,19 @@ func TestAgentIdentifiersNameTheirOriginBothWays(t *testing.T) {
 
 func TestProtocolAndAgentEntriesAreSpecShaped(t *testing.T) {
 	d, _ := protocol.ParseDigest(strings.Repeat("ab", 20))
-	e := ProtocolEntry("https://r.example", "r.example", store.Entry{Digest: d,
+	e := ProtocolEntry("https://r.example", "r.example", entity.Entry{Digest: d,
 		Metadata: protocol.Metadata{Title: "Weather", Description: "Forecasts by city. More text.", Tags: []string{"weather", "forecast"}}})
 	checkEntry(t, e)
 	if e.URL != "https://r.example/protocol/"+d.Hex() || len(e.RepresentativeQueries) != 3 {
 		t.Fatalf("protocol entry: %+v", e)
 	}
-	untitled := ProtocolEntry("https://r.example", "r.example", store.Entry{Digest: d})
+	untitled := ProtocolEntry("https://r.example", "r.example", entity.Entry{Digest: d})
 	checkEntry(t, untitled)
 	if untitled.RepresentativeQueries != nil {
 		t.Fatalf("fewer than 2 queries are left out (the schema wants 2 to 5): %q", untitled.RepresentativeQueries)
 	}
-	a, ok := AgentEntry(store.Agent{URL: "https://agent.example", AgentCrawl: store.AgentCrawl{Name: "A", WellKnownURL: "https://agent.example/.well-known/agora",
-		Supported: []store.AgentProtocol{{Digest: d}}}})
+	a, ok := AgentEntry(entity.Agent{URL: "https://agent.example", AgentCrawl: entity.AgentCrawl{Name: "A", WellKnownURL: "https://agent.example/.well-known/agora",
+		Supported: []entity.AgentProtocol{{Digest: d}}}})
 	checkEntry(t, a)
 	if !ok || a.URL != "https://agent.example/.well-known/agora" || len(a.Capabilities) != 1 || a.Capabilities[0] != d.Hex() {
 		t.Fatalf("agent entry: %+v", a)
@@ -237,12 +237,12 @@ func TestFederationKeepsAtMostSizeResultsPerPeer(t *testing.T) {
 // A2A card) says what it serves through its skills' examples and tags,
 // bounded however many the card lists.
 func TestAgentEntryCarriesTheA2ACard(t *testing.T) {
-	card := &store.AgentCard{Name: "Booker", Description: "Books tables."}
+	card := &entity.AgentCard{Name: "Booker", Description: "Books tables."}
 	for i := range 50 {
-		card.Skills = append(card.Skills, store.A2ASkill{ID: fmt.Sprint(i), Name: "book",
+		card.Skills = append(card.Skills, entity.A2ASkill{ID: fmt.Sprint(i), Name: "book",
 			Tags: []string{fmt.Sprint("tag", i), "booking"}, Examples: []string{fmt.Sprint("book a table for ", i)}})
 	}
-	a := store.Agent{URL: "https://booker.example", CardSignature: store.SignatureVerified, ARDEntryCount: -1}
+	a := entity.Agent{URL: "https://booker.example", CardSignature: entity.SignatureVerified, ARDEntryCount: -1}
 	a.A2A = card
 	e, ok := AgentEntry(a)
 	if !ok {
@@ -257,7 +257,7 @@ func TestAgentEntryCarriesTheA2ACard(t *testing.T) {
 	if len(e.Tags) != maxAgentTags {
 		t.Errorf("%d tags from 50 skills, want %d", len(e.Tags), maxAgentTags)
 	}
-	if d := e.Metadata["dialects"]; d != store.DialectA2A {
+	if d := e.Metadata["dialects"]; d != entity.DialectA2A {
 		t.Errorf("dialects: %v", e.Metadata["dialects"])
 	}
 }

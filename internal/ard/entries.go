@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // Namespaces of this registry's identifiers: urn:air:<publisher>:<ns>:<name>.
@@ -99,7 +99,7 @@ func agentOrigin(u parsedURN) string {
 
 // ProtocolEntry is a protocol document as a catalog entry: the raw
 // document by reference, its front matter as the entry's fields.
-func ProtocolEntry(base, publisher string, e store.Entry) Entry {
+func ProtocolEntry(base, publisher string, e entity.Entry) Entry {
 	hex := e.Digest.Hex()
 	name := e.Metadata.Title
 	if name == "" {
@@ -133,7 +133,7 @@ const maxAgentTags = 20
 // is added here. The entry points at the well-known list the crawl read;
 // the hashes it speaks are its capabilities when the record carries its
 // lists. ok is false for an agent whose host no URN can carry.
-func AgentEntry(a store.Agent) (Entry, bool) {
+func AgentEntry(a entity.Agent) (Entry, bool) {
 	id, ok := AgentIdentifier(a.URL)
 	if !ok {
 		return Entry{}, false

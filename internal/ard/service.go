@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -51,7 +52,7 @@ func (s *Service) Self() Entry {
 	}
 }
 
-func (s *Service) protocolEntry(e store.Entry) Entry { return ProtocolEntry(s.base, s.publisher, e) }
+func (s *Service) protocolEntry(e entity.Entry) Entry { return ProtocolEntry(s.base, s.publisher, e) }
 
 // Page tokens name a phase (protocols, then agents) and the store's cursor
 // within it.

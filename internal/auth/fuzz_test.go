@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // Whatever next is, the user is sent to a path on this registry.
@@ -36,7 +36,7 @@ func FuzzParseRule(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, perr := store.PublisherOr(r.Publisher); perr != nil || r.Publisher == "" {
+		if _, perr := entity.PublisherOr(r.Publisher); perr != nil || r.Publisher == "" {
 			t.Fatalf("ParseRule(%q) accepted publisher %q", s, r.Publisher)
 		}
 		if (r.Group == "") == (r.Domain == "") || r.Domain != strings.ToLower(r.Domain) {

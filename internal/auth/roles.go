@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // Rule gives the users of a group, or with a verified email address in a
@@ -24,7 +24,7 @@ func ParseRule(s string) (Rule, error) {
 	if !ok || who == "" || who == "@" || pub == "" {
 		return Rule{}, fmt.Errorf("--oidc-publisher %q: write GROUP=PUBLISHER or @EMAIL_DOMAIN=PUBLISHER", s)
 	}
-	if _, err := store.PublisherOr(pub); err != nil {
+	if _, err := entity.PublisherOr(pub); err != nil {
 		return Rule{}, fmt.Errorf("--oidc-publisher %q: %q is not a publisher name (2 to 39 lower-case letters, digits and '-')", s, pub)
 	}
 	if d, isDomain := strings.CutPrefix(who, "@"); isDomain {
@@ -102,25 +102,25 @@ const SessionTokenID = -1
 // Token is the token the user acts through as publisher (the registry's
 // business rules take a token): publish for a publisher the user may act
 // as, admin for an administrator, read otherwise.
-func (u User) Token(publisher string) store.Token {
-	t := store.Token{ID: SessionTokenID, Name: u.Name(), Publisher: publisher, Scopes: []store.Scope{store.ScopeRead}}
+func (u User) Token(publisher string) entity.Token {
+	t := entity.Token{ID: SessionTokenID, Name: u.Name(), Publisher: publisher, Scopes: []entity.Scope{entity.ScopeRead}}
 	switch {
 	case u.Admin:
-		t.Scopes = []store.Scope{store.ScopeAdmin}
+		t.Scopes = []entity.Scope{entity.ScopeAdmin}
 	case slices.Contains(u.Publishers, publisher):
-		t.Scopes = []store.Scope{store.ScopePublish}
+		t.Scopes = []entity.Scope{entity.ScopePublish}
 	}
 	return t
 }
 
 // GrantableScopes are the scopes the user may put on a token of
 // publisher: none for a publisher the user may not act as.
-func (u User) GrantableScopes(publisher string) []store.Scope {
+func (u User) GrantableScopes(publisher string) []entity.Scope {
 	switch {
 	case u.Admin:
-		return []store.Scope{store.ScopeRead, store.ScopePublish, store.ScopeAdmin}
+		return []entity.Scope{entity.ScopeRead, entity.ScopePublish, entity.ScopeAdmin}
 	case slices.Contains(u.Publishers, publisher):
-		return []store.Scope{store.ScopeRead, store.ScopePublish}
+		return []entity.Scope{entity.ScopeRead, entity.ScopePublish}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -42,11 +43,11 @@ func startRegistry(t *testing.T) liveRegistry {
 	s := api.New(svc, api.Config{Logger: log}, api.WithAuthenticator(api.NewAuthenticator(svc, false)))
 	srv := httptest.NewServer(s.Echo())
 	t.Cleanup(srv.Close)
-	pub, err := svc.CreateToken(ctx, "publisher", []store.Scope{store.ScopePublish})
+	pub, err := svc.CreateToken(ctx, "publisher", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := svc.CreateToken(ctx, "admin", []store.Scope{store.ScopeAdmin})
+	adm, err := svc.CreateToken(ctx, "admin", []entity.Scope{entity.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}

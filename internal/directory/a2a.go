@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -35,7 +36,7 @@ var errNotCard = errors.New("not an A2A agent card (a JSON object with a name)")
 
 // parseCard reads an agent card: name, description, version, skills and
 // interfaces, cut to the store's limits. The signature is checked apart.
-func parseCard(raw []byte) (store.AgentCard, error) {
+func parseCard(raw []byte) (entity.AgentCard, error) {
 	var doc struct {
 		Name, Description, Version json.RawMessage
 		Skills                     []json.RawMessage
@@ -46,25 +47,25 @@ func parseCard(raw []byte) (store.AgentCard, error) {
 		AdditionalInterfaces []json.RawMessage
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return store.AgentCard{}, errNotCard
+		return entity.AgentCard{}, errNotCard
 	}
-	c := store.AgentCard{
+	c := entity.AgentCard{
 		Name:        text(doc.Name, store.MaxAgentNameRunes),
 		Description: text(doc.Description, store.MaxAgentDescriptionRunes),
 		Version:     text(doc.Version, store.MaxA2AShortRunes),
-		Skills:      []store.A2ASkill{},
-		Interfaces:  []store.A2AInterface{},
+		Skills:      []entity.A2ASkill{},
+		Interfaces:  []entity.A2AInterface{},
 		SkillCount:  len(doc.Skills),
 	}
 	if c.Name == "" {
-		return store.AgentCard{}, errNotCard
+		return entity.AgentCard{}, errNotCard
 	}
 	for _, r := range doc.Skills[:min(len(doc.Skills), store.MaxA2ASkills)] {
 		var s struct{ ID, Name, Description, Tags, Examples json.RawMessage }
 		if json.Unmarshal(r, &s) != nil {
 			continue
 		}
-		c.Skills = append(c.Skills, store.A2ASkill{
+		c.Skills = append(c.Skills, entity.A2ASkill{
 			ID: line(s.ID), Name: line(s.Name), Description: text(s.Description, store.MaxA2ATextRunes),
 			Tags: words(s.Tags, store.MaxA2ASkillTags, store.MaxA2AShortRunes), Examples: words(s.Examples, store.MaxA2ASkillExamples, store.MaxA2ATextRunes),
 		})
@@ -74,7 +75,7 @@ func parseCard(raw []byte) (store.AgentCard, error) {
 		if u == "" || len(u) > store.MaxAgentURLBytes || len(c.Interfaces) == store.MaxA2AInterfaces {
 			return
 		}
-		c.Interfaces = append(c.Interfaces, store.A2AInterface{URL: u, ProtocolBinding: line(binding), ProtocolVersion: line(version)})
+		c.Interfaces = append(c.Interfaces, entity.A2AInterface{URL: u, ProtocolBinding: line(binding), ProtocolVersion: line(version)})
 	}
 	for _, r := range doc.SupportedInterfaces {
 		var i struct{ URL, ProtocolBinding, ProtocolVersion json.RawMessage }
@@ -149,15 +150,15 @@ func (d *Directory) verifyCard(ctx context.Context, origin string, raw []byte) (
 	var sigs []json.RawMessage
 	if len(doc.Signatures) > 0 && string(doc.Signatures) != "null" {
 		if json.Unmarshal(doc.Signatures, &sigs) != nil {
-			return store.SignatureInvalid, "signatures is not a list", ""
+			return entity.SignatureInvalid, "signatures is not a list", ""
 		}
 	}
 	if len(sigs) == 0 {
-		return store.SignatureUnsigned, "", ""
+		return entity.SignatureUnsigned, "", ""
 	}
 	payload, err := canonicalJSON(raw, "signatures")
 	if err != nil {
-		return store.SignatureInvalid, err.Error(), ""
+		return entity.SignatureInvalid, err.Error(), ""
 	}
 	p64 := base64.RawURLEncoding.EncodeToString(payload)
 	sets := map[string]*keySet{}
@@ -165,11 +166,11 @@ func (d *Directory) verifyCard(ctx context.Context, origin string, raw []byte) (
 	for i, r := range sigs[:min(len(sigs), maxCardSignatures)] {
 		kid, err := d.verifySignature(ctx, origin, r, p64, sets)
 		if err == nil {
-			return store.SignatureVerified, "", kid
+			return entity.SignatureVerified, "", kid
 		}
 		reasons = append(reasons, fmt.Sprintf("signature %d: %s", i+1, err.Error()))
 	}
-	return store.SignatureInvalid, store.CheckAgentReason(strings.Join(reasons, "; ")), ""
+	return entity.SignatureInvalid, store.CheckAgentReason(strings.Join(reasons, "; ")), ""
 }
 
 // keySet is a fetched JWKS (or why it could not be read).

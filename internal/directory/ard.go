@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -19,8 +20,8 @@ var errNotManifest = errors.New("not an ARD manifest (a JSON object with an entr
 // parseManifest reads an ARD manifest's host name and entries, streaming
 // the entries so that a manifest listing more than store.MaxARDEntries
 // keeps only the first ones in memory (all are counted).
-func parseManifest(raw []byte) (store.AgentManifest, error) {
-	m := store.AgentManifest{Entries: []store.ARDEntry{}}
+func parseManifest(raw []byte) (entity.AgentManifest, error) {
+	m := entity.AgentManifest{Entries: []entity.ARDEntry{}}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return m, errNotManifest
@@ -74,15 +75,15 @@ func parseManifest(raw []byte) (store.AgentManifest, error) {
 // parseEntry reads one catalog entry (ARD §4.2); one without a type or
 // without both identifier and name is skipped. url is kept only when it
 // is an absolute http(s) URL.
-func parseEntry(raw json.RawMessage) (store.ARDEntry, bool) {
+func parseEntry(raw json.RawMessage) (entity.ARDEntry, bool) {
 	var e struct {
 		Identifier, DisplayName, Type, URL, Description, Tags, Capabilities, Version json.RawMessage
 		Data                                                                         json.RawMessage
 	}
 	if json.Unmarshal(raw, &e) != nil {
-		return store.ARDEntry{}, false
+		return entity.ARDEntry{}, false
 	}
-	out := store.ARDEntry{
+	out := entity.ARDEntry{
 		Identifier:   text(e.Identifier, store.MaxAgentURLBytes),
 		DisplayName:  line(e.DisplayName),
 		Type:         line(e.Type),
@@ -98,7 +99,7 @@ func parseEntry(raw json.RawMessage) (store.ARDEntry, bool) {
 		}
 	}
 	if out.Type == "" || out.Identifier == "" && out.DisplayName == "" {
-		return store.ARDEntry{}, false
+		return entity.ARDEntry{}, false
 	}
 	return out, true
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -214,7 +215,7 @@ func TestA2AOnlyAgentRegistersWithVerifiedCard(t *testing.T) {
 				t.Fatalf("an A2A-only agent: %v", err)
 			}
 			c := a.A2A
-			if c == nil || c.Signature != store.SignatureVerified || c.SignatureKeyID != "key-1" || c.SignatureReason != "" {
+			if c == nil || c.Signature != entity.SignatureVerified || c.SignatureKeyID != "key-1" || c.SignatureReason != "" {
 				t.Fatalf("card %+v", c)
 			}
 			if a.Name != "Route Planner" || c.Version != "1.2.0" || c.SkillCount != 2 || len(c.Skills) != 2 || c.Skills[1].Name != "Skill 1" ||
@@ -331,7 +332,7 @@ func TestCardSignatureAttacks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.A2A == nil || a.A2A.Signature != store.SignatureInvalid || !strings.Contains(a.A2A.SignatureReason, tc.want) {
+			if a.A2A == nil || a.A2A.Signature != entity.SignatureInvalid || !strings.Contains(a.A2A.SignatureReason, tc.want) {
 				t.Fatalf("card %+v; want invalid, %q", a.A2A, tc.want)
 			}
 		})
@@ -345,7 +346,7 @@ func TestUnsignedCard(t *testing.T) {
 	b, _ := json.Marshal(card(p, 1))
 	p.serve("/.well-known/agent-card.json", b)
 	a, _, err := d.Register(context.Background(), p.URL)
-	if err != nil || a.A2A == nil || a.A2A.Signature != store.SignatureUnsigned {
+	if err != nil || a.A2A == nil || a.A2A.Signature != entity.SignatureUnsigned {
 		t.Fatalf("%+v, %v", a.A2A, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -127,13 +128,13 @@ type job struct {
 	// stopped waiting and was told the crawl is pending.
 	answered, detached bool
 	done               chan struct{}
-	agent              store.Agent
+	agent              entity.Agent
 	err                error
 }
 
 // Registration is the outcome of a registration.
 type Registration struct {
-	Agent   store.Agent
+	Agent   entity.Agent
 	Created bool // this registration added the agent
 	Pending bool // its crawl was still queued or running when the answer was due
 }
@@ -211,7 +212,7 @@ func (d *Directory) nextCrawl(now time.Time) time.Time {
 // Register registers the agent at rawURL for a caller in the registry's
 // own process: no client caps, and it waits for the crawl (or ctx). An
 // agent whose list cannot be read is not registered.
-func (d *Directory) Register(ctx context.Context, rawURL string) (store.Agent, bool, error) {
+func (d *Directory) Register(ctx context.Context, rawURL string) (entity.Agent, bool, error) {
 	r, err := d.register(ctx, rawURL, "", false, 0)
 	return r.Agent, r.Created, err
 }
@@ -434,7 +435,7 @@ func (d *Directory) run(j *job) {
 	close(j.done)
 }
 
-func (d *Directory) recordRegistration(j *job, crawl store.AgentCrawl, err error, keep bool) {
+func (d *Directory) recordRegistration(j *job, crawl entity.AgentCrawl, err error, keep bool) {
 	now := d.cfg.Now()
 	if err == nil {
 		j.err = d.record(j, crawl, now)
@@ -462,14 +463,14 @@ func (d *Directory) recordRegistration(j *job, crawl store.AgentCrawl, err error
 // agent card with its signature checked, and its ARD manifest. A dialect
 // that cannot be read has its failure in the crawl's state for it; the
 // crawl fails only if no dialect could be read.
-func (d *Directory) Crawl(ctx context.Context, agentURL string) (store.AgentCrawl, error) {
+func (d *Directory) Crawl(ctx context.Context, agentURL string) (entity.AgentCrawl, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	var (
 		wg               sync.WaitGroup
-		agora            store.AgentCrawl
-		card             store.AgentCard
-		manifest         store.AgentManifest
+		agora            entity.AgentCrawl
+		card             entity.AgentCard
+		manifest         entity.AgentManifest
 		errA, errC, errM error
 	)
 	wg.Go(func() { agora, errA = d.crawlAgora(ctx, agentURL) })
@@ -478,7 +479,7 @@ func (d *Directory) Crawl(ctx context.Context, agentURL string) (store.AgentCraw
 	wg.Wait()
 	c := agora
 	if errA != nil {
-		c = store.AgentCrawl{Agora: store.DialectState{Error: errA.Error()}}
+		c = entity.AgentCrawl{Agora: entity.DialectState{Error: errA.Error()}}
 	}
 	if errC == nil {
 		c.A2A = &card
@@ -491,20 +492,20 @@ func (d *Directory) Crawl(ctx context.Context, agentURL string) (store.AgentCraw
 		c.ARDState.Error = errM.Error()
 	}
 	if !c.Speaks() {
-		return store.AgentCrawl{}, ErrUnreachable.With("reading the agent's well-known documents failed: " +
+		return entity.AgentCrawl{}, ErrUnreachable.With("reading the agent's well-known documents failed: " +
 			strings.Join([]string{errA.Error(), errC.Error(), errM.Error()}, "; "))
 	}
 	return c, nil
 }
 
 // crawlAgora reads the Agora well-known list.
-func (d *Directory) crawlAgora(ctx context.Context, agentURL string) (store.AgentCrawl, error) {
+func (d *Directory) crawlAgora(ctx context.Context, agentURL string) (entity.AgentCrawl, error) {
 	var failures []string
 	for _, wk := range wellKnownPaths {
 		u := agentURL + wk.path
 		body, err := d.fetch.Get(ctx, u, d.cfg.MaxBytes)
 		if err == nil {
-			var c store.AgentCrawl
+			var c entity.AgentCrawl
 			if c, err = wk.parse(body); err == nil {
 				c.WellKnownURL = u
 				return c, nil
@@ -515,19 +516,19 @@ func (d *Directory) crawlAgora(ctx context.Context, agentURL string) (store.Agen
 			break
 		}
 	}
-	return store.AgentCrawl{}, errors.New(strings.Join(failures, "; "))
+	return entity.AgentCrawl{}, errors.New(strings.Join(failures, "; "))
 }
 
 // crawlCard reads the A2A agent card and checks its signature.
-func (d *Directory) crawlCard(ctx context.Context, agentURL string) (store.AgentCard, error) {
+func (d *Directory) crawlCard(ctx context.Context, agentURL string) (entity.AgentCard, error) {
 	u := agentURL + a2aCardPath
 	body, err := d.fetch.Get(ctx, u, d.cfg.MaxBytes)
-	var c store.AgentCard
+	var c entity.AgentCard
 	if err == nil {
 		c, err = parseCard(body)
 	}
 	if err != nil {
-		return store.AgentCard{}, errors.New(a2aCardPath + ": " + reason(err))
+		return entity.AgentCard{}, errors.New(a2aCardPath + ": " + reason(err))
 	}
 	c.URL = u
 	c.Signature, c.SignatureReason, c.SignatureKeyID = d.verifyCard(ctx, agentURL, body)
@@ -535,13 +536,13 @@ func (d *Directory) crawlCard(ctx context.Context, agentURL string) (store.Agent
 }
 
 // crawlManifest reads the ARD manifest.
-func (d *Directory) crawlManifest(ctx context.Context, agentURL string) (store.AgentManifest, error) {
+func (d *Directory) crawlManifest(ctx context.Context, agentURL string) (entity.AgentManifest, error) {
 	var failures []string
 	for _, p := range ardPaths {
 		u := agentURL + p
 		body, err := d.fetch.Get(ctx, u, d.cfg.MaxBytes)
 		if err == nil {
-			var m store.AgentManifest
+			var m entity.AgentManifest
 			if m, err = parseManifest(body); err == nil {
 				m.URL = u
 				return m, nil
@@ -552,15 +553,15 @@ func (d *Directory) crawlManifest(ctx context.Context, agentURL string) (store.A
 			break
 		}
 	}
-	return store.AgentManifest{}, errors.New(strings.Join(failures, "; "))
+	return entity.AgentManifest{}, errors.New(strings.Join(failures, "; "))
 }
 
 // merge carries into a good crawl the last good data of each dialect that
 // could not be read this time, until that dialect has failed MaxFailures
 // reads in a row; the agent's name and description come from its A2A
 // card when its Agora list gives none.
-func (d *Directory) merge(prev store.Agent, c store.AgentCrawl) store.AgentCrawl {
-	keep := func(failed bool, st *store.DialectState, prevSt store.DialectState, had bool) bool {
+func (d *Directory) merge(prev entity.Agent, c entity.AgentCrawl) entity.AgentCrawl {
+	keep := func(failed bool, st *entity.DialectState, prevSt entity.DialectState, had bool) bool {
 		if !failed {
 			return false
 		}
@@ -585,7 +586,7 @@ func (d *Directory) merge(prev store.Agent, c store.AgentCrawl) store.AgentCrawl
 }
 
 // record writes a good crawl of j's agent, merged with what its record held.
-func (d *Directory) record(j *job, crawl store.AgentCrawl, now time.Time) error {
+func (d *Directory) record(j *job, crawl entity.AgentCrawl, now time.Time) error {
 	prev, err := d.store.GetAgent(d.base, j.id)
 	if err != nil {
 		return err
@@ -646,7 +647,7 @@ func (d *Directory) CrawlDue(ctx context.Context) (int, error) {
 	return len(mine), ctx.Err()
 }
 
-func (d *Directory) recordRecrawl(j *job, crawl store.AgentCrawl, err error) {
+func (d *Directory) recordRecrawl(j *job, crawl entity.AgentCrawl, err error) {
 	now := d.cfg.Now()
 	if err == nil {
 		err = d.record(j, crawl, now)
@@ -698,7 +699,7 @@ func (d *Directory) Run(ctx context.Context) {
 }
 
 // Get returns one agent with its lists.
-func (d *Directory) Get(ctx context.Context, id int64) (store.Agent, error) {
+func (d *Directory) Get(ctx context.Context, id int64) (entity.Agent, error) {
 	return d.store.GetAgent(ctx, id)
 }
 
@@ -718,7 +719,7 @@ func (d *Directory) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (ma
 }
 
 // ByURL returns the listed agent whose origin is url, with its lists.
-func (d *Directory) ByURL(ctx context.Context, url string) (store.Agent, error) {
+func (d *Directory) ByURL(ctx context.Context, url string) (entity.Agent, error) {
 	return d.store.AgentByURL(ctx, url)
 }
 

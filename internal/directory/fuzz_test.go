@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -73,13 +74,13 @@ func FuzzParseCardAndManifest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if c, err := parseCard(raw); err == nil {
-			c.Signature = store.SignatureUnsigned
-			if err := store.CheckCrawl(store.AgentCrawl{A2A: &c}); err != nil {
+			c.Signature = entity.SignatureUnsigned
+			if err := store.CheckCrawl(entity.AgentCrawl{A2A: &c}); err != nil {
 				t.Fatalf("a card kept what the store refuses: %v", err)
 			}
 		}
 		if m, err := parseManifest(raw); err == nil {
-			if err := store.CheckCrawl(store.AgentCrawl{ARD: &m}); err != nil {
+			if err := store.CheckCrawl(entity.AgentCrawl{ARD: &m}); err != nil {
 				t.Fatalf("a manifest kept what the store refuses: %v", err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -15,7 +16,7 @@ import (
 // object of its shape is the agent's list.
 var wellKnownPaths = []struct {
 	path  string
-	parse func([]byte) (store.AgentCrawl, error)
+	parse func([]byte) (entity.AgentCrawl, error)
 }{
 	{"/.well-known/agora", parseStructured}, // RFC 8615: {"supported": {hash: sources}, "unsupported": [...], name, ...}
 	{"/.wellknown", parseFlat},              // the seed's: hash -> sources, plus "_meta" and "_unsupported"
@@ -25,7 +26,7 @@ var wellKnownPaths = []struct {
 var errNotObject = errors.New("not a JSON object of the well-known shape")
 
 // parseStructured reads /.well-known/agora.
-func parseStructured(raw []byte) (store.AgentCrawl, error) {
+func parseStructured(raw []byte) (entity.AgentCrawl, error) {
 	var doc struct {
 		Supported   map[string]json.RawMessage `json:"supported"`
 		Unsupported json.RawMessage            `json:"unsupported"`
@@ -34,7 +35,7 @@ func parseStructured(raw []byte) (store.AgentCrawl, error) {
 		Kinds       json.RawMessage            `json:"kinds"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil || doc.Supported == nil {
-		return store.AgentCrawl{}, errNotObject
+		return entity.AgentCrawl{}, errNotObject
 	}
 	var l lists
 	for k, v := range doc.Supported {
@@ -48,10 +49,10 @@ func parseStructured(raw []byte) (store.AgentCrawl, error) {
 
 // parseFlat reads /.wellknown and /wellknown: every key that is a hash is
 // a supported protocol; "_meta" and "_unsupported" are the seed's extras.
-func parseFlat(raw []byte) (store.AgentCrawl, error) {
+func parseFlat(raw []byte) (entity.AgentCrawl, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return store.AgentCrawl{}, errNotObject
+		return entity.AgentCrawl{}, errNotObject
 	}
 	var (
 		l    lists
@@ -125,12 +126,12 @@ func (l *lists) unsupported(v json.RawMessage) {
 
 // crawl lists the hashes by hex, at most store.MaxAgentProtocols each; a
 // hash listed both ways counts as supported.
-func (l *lists) crawl() store.AgentCrawl {
-	c := store.AgentCrawl{Supported: []store.AgentProtocol{}, Unsupported: []protocol.Digest{}}
+func (l *lists) crawl() entity.AgentCrawl {
+	c := entity.AgentCrawl{Supported: []entity.AgentProtocol{}, Unsupported: []protocol.Digest{}}
 	for d, sources := range l.sup {
-		c.Supported = append(c.Supported, store.AgentProtocol{Digest: d, Sources: sources})
+		c.Supported = append(c.Supported, entity.AgentProtocol{Digest: d, Sources: sources})
 	}
-	slices.SortFunc(c.Supported, func(a, b store.AgentProtocol) int { return strings.Compare(a.Digest.Hex(), b.Digest.Hex()) })
+	slices.SortFunc(c.Supported, func(a, b entity.AgentProtocol) int { return strings.Compare(a.Digest.Hex(), b.Digest.Hex()) })
 	c.Supported = c.Supported[:min(len(c.Supported), store.MaxAgentProtocols)]
 	for d := range l.unsup {
 		if _, both := l.sup[d]; !both {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -359,7 +360,7 @@ func (p *page) set(f *Follower, fd store.FollowDoc) {
 // says, which no other row can outrank.
 func (f *Follower) logged(ctx context.Context, p *page, idx int64, r agora.LogRecord, quarantine string) error {
 	rows := p.rows[r.Digest]
-	fd := store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
+	fd := store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: entity.StatusActive}
 	if i := f.mine(rows); i >= 0 {
 		fd = rows[i] // a replayed page leaves a later status alone
 	}
@@ -404,16 +405,16 @@ func (f *Follower) changed(ctx context.Context, p *page, r agora.LogRecord) erro
 			f.log.Debug("follower: ignored a status change of a document this upstream never logged", "hash", r.Digest.Hex(), "event", r.Event)
 			return nil
 		}
-		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: store.StatusActive}
+		fd = store.FollowDoc{Upstream: f.up.Origin(), Digest: r.Digest, Status: entity.StatusActive}
 	}
-	if fd.Status == store.StatusWithdrawn {
+	if fd.Status == entity.StatusWithdrawn {
 		return nil // a withdrawal is for good: later records of a hostile log revive nothing
 	}
 	switch r.Event {
 	case agora.LogEventWithdraw:
-		fd.Status, fd.Message, fd.Replacement = store.StatusWithdrawn, r.Reason, nil
+		fd.Status, fd.Message, fd.Replacement = entity.StatusWithdrawn, r.Reason, nil
 	case agora.LogEventDeprecate:
-		fd.Status, fd.Message, fd.Replacement = store.StatusDeprecated, r.Reason, nil
+		fd.Status, fd.Message, fd.Replacement = entity.StatusDeprecated, r.Reason, nil
 		repl := r.Attested.ReplacedBy
 		if m := replacementInReason.FindStringSubmatch(r.Reason); m != nil {
 			fd.Message = m[1]
@@ -425,7 +426,7 @@ func (f *Follower) changed(ctx context.Context, p *page, r agora.LogRecord) erro
 			fd.Replacement = &d
 		}
 	case agora.LogEventReactivate:
-		fd.Status, fd.Message, fd.Replacement = store.StatusActive, "", nil
+		fd.Status, fd.Message, fd.Replacement = entity.StatusActive, "", nil
 	default:
 		return nil // an event this registry does not know: nothing to apply
 	}
@@ -436,7 +437,7 @@ func (f *Follower) changed(ctx context.Context, p *page, r agora.LogRecord) erro
 
 // availability ranks statuses: what a follower shows is the most
 // available status among the upstreams that logged a document.
-var availability = map[store.Status]int{store.StatusActive: 0, store.StatusDeprecated: 1, store.StatusWithdrawn: 2}
+var availability = map[entity.Status]int{entity.StatusActive: 0, entity.StatusDeprecated: 1, entity.StatusWithdrawn: 2}
 
 // reconcile sets the status of a document stored here from a followed
 // upstream to the most available status among the upstreams that logged
@@ -467,7 +468,7 @@ func (f *Follower) reconcile(ctx context.Context, d protocol.Digest, rows []stor
 	if !fromFollower || best == nil {
 		return nil
 	}
-	if best.Status == store.StatusWithdrawn {
+	if best.Status == entity.StatusWithdrawn {
 		// Before a tombstone, which is for good: another followed
 		// upstream that logged the document keeps it served.
 		kept, err := f.peerLogged(ctx, d, local.SHA256)
@@ -542,7 +543,7 @@ func (f *Follower) peerLogged(ctx context.Context, d protocol.Digest, sum [32]by
 		if r.Event != agora.LogEventPublish || r.SHA256 != sum {
 			continue
 		}
-		if err := f.state.SaveFollowDocs(ctx, []store.FollowDoc{{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: store.StatusActive,
+		if err := f.state.SaveFollowDocs(ctx, []store.FollowDoc{{Upstream: p.up.Origin(), Digest: d, Index: proof.Index, Status: entity.StatusActive,
 			Publisher: r.Attested.Publisher, PublisherDisplayName: r.Attested.PublisherDisplayName, PublisherDomain: r.Attested.PublisherDomain}}); err != nil {
 			return false, err
 		}
@@ -563,10 +564,10 @@ var attestedDomain = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`
 // account gets the attested display name and verified domain.
 func (f *Follower) publisher(ctx context.Context, a agora.LogAttestation) (string, error) {
 	name := a.Publisher
-	if name == "" || name == registry.MirrorPublisher || name == registry.ExamplesPublisher || name == registry.AnonymousPublisher || name == store.DefaultPublisher {
+	if name == "" || name == registry.MirrorPublisher || name == registry.ExamplesPublisher || name == registry.AnonymousPublisher || name == entity.DefaultPublisher {
 		return registry.MirrorPublisher, nil
 	}
-	if _, err := store.PublisherOr(name); err != nil {
+	if _, err := entity.PublisherOr(name); err != nil {
 		return registry.MirrorPublisher, nil
 	}
 	f.mu.Lock()
@@ -578,7 +579,7 @@ func (f *Follower) publisher(ctx context.Context, a agora.LogAttestation) (strin
 	acc, err := f.state.GetPublisher(ctx, name)
 	switch {
 	case errors.Is(err, store.ErrPublisherUnknown):
-		acc, err = f.state.CreatePublisher(ctx, store.Publisher{Name: name, DisplayName: registry.CleanDisplayName(a.PublisherDisplayName)})
+		acc, err = f.state.CreatePublisher(ctx, entity.Publisher{Name: name, DisplayName: registry.CleanDisplayName(a.PublisherDisplayName)})
 		if errors.Is(err, store.ErrConflict) {
 			return registry.MirrorPublisher, nil // made here meanwhile: not ours
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -41,7 +42,7 @@ func TestFollowerConvergesOnALargeUpstream(t *testing.T) {
 			ds := seed(t, up.Store, convergeDocs)
 			withdraw := func(srv *security.Server, from int) {
 				for i := from; i < convergeDocs; i += 1000 {
-					if err := srv.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, ds[i], "spam"); err != nil {
+					if err := srv.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, ds[i], "spam"); err != nil {
 						t.Fatal(err)
 					}
 				}

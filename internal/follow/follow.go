@@ -30,6 +30,7 @@ import (
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -47,19 +48,19 @@ type Upstream interface {
 
 // Local is what the follower needs of this registry (registry.Service).
 type Local interface {
-	Stored(ctx context.Context, d protocol.Digest) (store.Entry, error)
+	Stored(ctx context.Context, d protocol.Digest) (entity.Entry, error)
 	Resolve(ctx context.Context, ds []protocol.Digest) ([]store.Resolution, error)
 	PublishMany(ctx context.Context, rs []registry.PublishRequest) (refused []error, err error)
-	Withdraw(ctx context.Context, tok store.Token, d protocol.Digest, reason string) error
-	ReplicateStatus(ctx context.Context, d protocol.Digest, r registry.StatusRequest, actor string) (store.Entry, error)
+	Withdraw(ctx context.Context, tok entity.Token, d protocol.Digest, reason string) error
+	ReplicateStatus(ctx context.Context, d protocol.Digest, r registry.StatusRequest, actor string) (entity.Entry, error)
 }
 
 // State is where the cursor, what each upstream says of each document and
 // the replicated publisher accounts live (the store).
 type State interface {
 	store.Follows
-	GetPublisher(ctx context.Context, name string) (store.Publisher, error)
-	CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error)
+	GetPublisher(ctx context.Context, name string) (entity.Publisher, error)
+	CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error)
 	MarkVerified(ctx context.Context, name, domain string, at time.Time) error
 }
 
@@ -548,7 +549,7 @@ func (f *Follower) records(ctx context.Context, v *agora.LogVerifier, cp agora.L
 
 // followerToken is who withdraws a document because its upstreams did (the
 // document's history names it).
-var followerToken = store.Token{Name: "follower"}
+var followerToken = entity.Token{Name: "follower"}
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) {

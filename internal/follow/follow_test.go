@@ -14,6 +14,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -122,7 +123,7 @@ func TestFollowerConverges(t *testing.T) {
 			}
 			ds := publish(t, up, "Upstream", 300) // past one data tile
 			for _, d := range []protocol.Digest{ds[3], ds[299], shared.Entry.Digest} {
-				if err := up.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, d, "spam"); err != nil {
+				if err := up.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, d, "spam"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -138,7 +139,7 @@ func TestFollowerConverges(t *testing.T) {
 			}
 			p.down.Store(false)
 			more := publish(t, up, "Later", 20)
-			if err := up.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, ds[10], "later"); err != nil {
+			if err := up.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, ds[10], "later"); err != nil {
 				t.Fatal(err)
 			}
 			f = newFollower(t, p.URL, here)

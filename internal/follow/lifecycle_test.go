@@ -13,6 +13,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/follow"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -21,7 +22,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-func stored(t *testing.T, here *security.Server, d string) store.Entry {
+func stored(t *testing.T, here *security.Server, d string) entity.Entry {
 	t.Helper()
 	e, err := here.Svc.Stored(ctx(t), protocolDigest(d))
 	if err != nil && !errors.Is(err, store.ErrWithdrawn) {
@@ -50,7 +51,7 @@ func TestLifecycleReplicated(t *testing.T) {
 			stepUntilCaughtUp(t, f, up)
 
 			e1 := stored(t, here, d1)
-			if e1.Status() != store.StatusDeprecated || e1.Lifecycle.Message != "use two" || e1.Lifecycle.Replacement == nil || *e1.Lifecycle.Replacement != h2 {
+			if e1.Status() != entity.StatusDeprecated || e1.Lifecycle.Message != "use two" || e1.Lifecycle.Replacement == nil || *e1.Lifecycle.Replacement != h2 {
 				t.Fatalf("deprecated upstream with a replacement: %+v", e1.Lifecycle)
 			}
 			if e1.Publisher != "acme" || stored(t, here, d2).Publisher != registry.MirrorPublisher || stored(t, here, d3).Publisher != "acme" {
@@ -61,14 +62,14 @@ func TestLifecycleReplicated(t *testing.T) {
 				t.Fatalf("the attested publisher's account: %+v %v", p, err)
 			}
 			e3 := stored(t, here, d3)
-			if e3.Status() != store.StatusDeprecated || e3.Lifecycle.Message != "old" || e3.Lifecycle.Replacement == nil || *e3.Lifecycle.Replacement != h1 {
+			if e3.Status() != entity.StatusDeprecated || e3.Lifecycle.Message != "old" || e3.Lifecycle.Replacement == nil || *e3.Lifecycle.Replacement != h1 {
 				t.Fatalf("deprecated by an agora-registry/1 record naming its replacement in the reason: %+v", e3.Lifecycle)
 			}
 
 			up.status(agora.LogEventReactivate, "active", "", d1, agora.LogAttestation{})
 			up.status(agora.LogEventWithdraw, "withdrawn", "spam", d2, agora.LogAttestation{})
 			stepUntilCaughtUp(t, f, up)
-			if e := stored(t, here, d1); e.Status() != store.StatusActive || e.Lifecycle.Replacement != nil {
+			if e := stored(t, here, d1); e.Status() != entity.StatusActive || e.Lifecycle.Replacement != nil {
 				t.Fatalf("reactivated upstream: %+v", e.Lifecycle)
 			}
 			if e := stored(t, here, d2); !e.Withdrawn() || e.WithdrawReason != "spam" {
@@ -115,7 +116,7 @@ func TestEventsOfAnUpstreamThatDidNotLogTheDocumentAreIgnored(t *testing.T) {
 	follow.Link([]*follow.Follower{fa, fb})
 	stepUntilCaughtUp(t, fa, a)
 	stepUntilCaughtUp(t, fb, b)
-	if e := stored(t, here, d); e.Status() != store.StatusDeprecated || e.Lifecycle.Message != "by a" {
+	if e := stored(t, here, d); e.Status() != entity.StatusDeprecated || e.Lifecycle.Message != "by a" {
 		t.Fatalf("another upstream reactivated a document it never logged: %+v", e.Lifecycle)
 	}
 	if e := stored(t, here, kept); e.Withdrawn() {
@@ -153,7 +154,7 @@ func TestASecondUpstreamsWithdrawalDoesNotHideADocument(t *testing.T) {
 				stepUntilCaughtUp(t, fh, honest)
 				stepUntilCaughtUp(t, fx, hostile)
 			}
-			if e := stored(t, here, d); e.Withdrawn() || e.Status() != store.StatusActive {
+			if e := stored(t, here, d); e.Withdrawn() || e.Status() != entity.StatusActive {
 				t.Fatalf("a document the honest upstream serves: withdrawn %v, status %s", e.Withdrawn(), e.Status())
 			}
 			honest.status(agora.LogEventWithdraw, "withdrawn", "really", d, agora.LogAttestation{})
@@ -195,7 +196,7 @@ func TestBadBytesAreQuarantinedAndLaterRecordsApply(t *testing.T) {
 			t.Fatalf("a document whose bytes do not match its record was stored: %v", err)
 		}
 	}
-	if e := stored(t, here, good); e.Status() != store.StatusDeprecated {
+	if e := stored(t, here, good); e.Status() != entity.StatusDeprecated {
 		t.Fatalf("the records after the bad document: %+v", e.Lifecycle)
 	}
 	r, err := f.Report(ctx(t), 10)
@@ -253,7 +254,7 @@ func TestARecordOfOtherBytesUnderAStoredSHA1ChangesNothing(t *testing.T) {
 	follow.Link([]*follow.Follower{fa, fb})
 	stepUntilCaughtUp(t, fa, a)
 	stepUntilCaughtUp(t, fb, b)
-	if e := stored(t, here, d); e.Status() != store.StatusDeprecated {
+	if e := stored(t, here, d); e.Status() != entity.StatusDeprecated {
 		t.Fatalf("a record of other bytes reactivated the stored document: %+v", e.Lifecycle)
 	}
 }
@@ -272,11 +273,11 @@ func TestAnUpstreamThatLogsADocumentActiveOutranksADeprecation(t *testing.T) {
 	fa, fb := followFake(t, a.URL, here, nil), followFake(t, b.URL, here, nil)
 	follow.Link([]*follow.Follower{fa, fb})
 	stepUntilCaughtUp(t, fa, a)
-	if e := stored(t, here, d); e.Status() != store.StatusDeprecated {
+	if e := stored(t, here, d); e.Status() != entity.StatusDeprecated {
 		t.Fatalf("deprecated by its only upstream: %+v", e.Lifecycle)
 	}
 	stepUntilCaughtUp(t, fb, b)
-	if e := stored(t, here, d); e.Status() != store.StatusActive {
+	if e := stored(t, here, d); e.Status() != entity.StatusActive {
 		t.Fatalf("logged active by a second upstream: %+v", e.Lifecycle)
 	}
 }
@@ -335,32 +336,32 @@ func TestLifecycleFromARealRegistry(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			up := security.Start(t, security.Options{})
 			here := security.Start(t, security.Options{Engine: engine})
-			admin, err := up.Svc.CreateToken(ctx(t), "admin", []store.Scope{store.ScopeAdmin})
+			admin, err := up.Svc.CreateToken(ctx(t), "admin", []entity.Scope{entity.ScopeAdmin})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ds := publish(t, up, "Real", 3)
 			f := newFollower(t, up.URL, here)
 			catchUp(t, f, up)
-			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[0], registry.StatusRequest{Status: store.StatusDeprecated, Message: "use the next", Replacement: &ds[1]}); err != nil {
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[0], registry.StatusRequest{Status: entity.StatusDeprecated, Message: "use the next", Replacement: &ds[1]}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: store.StatusDeprecated, Message: "briefly"}); err != nil {
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: entity.StatusDeprecated, Message: "briefly"}); err != nil {
 				t.Fatal(err)
 			}
 			catchUp(t, f, up)
 			e, err := here.Svc.Stored(ctx(t), ds[0])
-			if err != nil || e.Status() != store.StatusDeprecated || e.Lifecycle.Message != "use the next" || e.Lifecycle.Replacement == nil || *e.Lifecycle.Replacement != ds[1] {
+			if err != nil || e.Status() != entity.StatusDeprecated || e.Lifecycle.Message != "use the next" || e.Lifecycle.Replacement == nil || *e.Lifecycle.Replacement != ds[1] {
 				t.Fatalf("deprecated upstream with a replacement: %+v %v", e.Lifecycle, err)
 			}
-			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: store.StatusActive}); err != nil {
+			if _, err := up.Svc.SetStatus(ctx(t), admin.Token, ds[2], registry.StatusRequest{Status: entity.StatusActive}); err != nil {
 				t.Fatal(err)
 			}
 			if err := up.Svc.Withdraw(ctx(t), admin.Token, ds[1], "spam"); err != nil {
 				t.Fatal(err)
 			}
 			catchUp(t, f, up)
-			if e, err := here.Svc.Stored(ctx(t), ds[2]); err != nil || e.Status() != store.StatusActive {
+			if e, err := here.Svc.Stored(ctx(t), ds[2]); err != nil || e.Status() != entity.StatusActive {
 				t.Fatalf("reactivated upstream: %+v %v", e.Lifecycle, err)
 			}
 			if e, err := here.Svc.Stored(ctx(t), ds[1]); err != nil || !e.Withdrawn() || e.WithdrawReason != "spam" {

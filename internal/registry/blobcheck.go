@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -160,7 +161,7 @@ func (s *Service) RebuildBlobs(ctx context.Context) (int, error) {
 			batch, bytes = batch[:0], 0
 			return err
 		}
-		err := s.store.Each(ctx, func(e store.Entry) error {
+		err := s.store.Each(ctx, func(e entity.Entry) error {
 			if e.Withdrawn() {
 				return nil
 			}

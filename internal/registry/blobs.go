@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // blobQueueBytes bounds the content waiting to be written as blobs.
@@ -40,8 +40,8 @@ type inactiveSet struct {
 
 // plainActive reports whether lc is an active document's (a pulled
 // document has no lifecycle yet: active).
-func plainActive(lc store.Lifecycle) bool {
-	return lc.Status == "" || lc.Status == store.StatusActive
+func plainActive(lc entity.Lifecycle) bool {
+	return lc.Status == "" || lc.Status == entity.StatusActive
 }
 
 func (s *Service) initBlobs() {
@@ -149,7 +149,7 @@ func (s *Service) blobRaw(d protocol.Digest, body bool) (*RawDocument, bool) {
 		s.blobFailed(d, err)
 		return nil, false
 	}
-	doc := newRawDocument(d, b, store.Lifecycle{}, s.cfg.PublicURL)
+	doc := newRawDocument(d, b, entity.Lifecycle{}, s.cfg.PublicURL)
 	if hits >= promoteHits {
 		s.cache.put(doc)
 	}

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // RawDocument is what a raw answer needs: a document's exact bytes (nil
@@ -24,9 +24,9 @@ type RawDocument struct {
 	Link        string
 }
 
-func newRawDocument(d protocol.Digest, content []byte, lc store.Lifecycle, publicURL string) *RawDocument {
+func newRawDocument(d protocol.Digest, content []byte, lc entity.Lifecycle, publicURL string) *RawDocument {
 	doc := &RawDocument{Digest: d, Content: content, Size: int64(len(content))}
-	if lc.Status == store.StatusDeprecated {
+	if lc.Status == entity.StatusDeprecated {
 		at := time.Now()
 		if lc.ChangedAt != nil {
 			at = *lc.ChangedAt

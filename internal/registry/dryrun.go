@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -34,9 +35,9 @@ func (s *Service) DryRun(ctx context.Context, r PublishRequest) (PublishResult, 
 	}
 	m := d.Metadata
 	m.Tags = protocol.NormaliseTags(append(append([]string{}, m.Tags...), nd.ExtraTags...))
-	return PublishResult{Created: true, Entry: store.Entry{
+	return PublishResult{Created: true, Entry: entity.Entry{
 		Digest: d.Sums.SHA1, SHA256: d.Sums.SHA256, Size: len(d.Content), Metadata: m, Lints: d.Lints,
 		CreatedAt: time.Now().UTC(), Origin: nd.Origin, Publisher: nd.Publisher,
-		Lifecycle: store.Lifecycle{Status: store.StatusActive},
+		Lifecycle: entity.Lifecycle{Status: entity.StatusActive},
 	}}, nil
 }

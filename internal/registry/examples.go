@@ -7,7 +7,7 @@ import (
 	"path"
 	"sort"
 
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // OriginExample marks documents imported from the built-in examples.
@@ -28,7 +28,7 @@ const (
 
 // PublisherOfToken is the publisher a publish with tok records: the
 // token's, or AnonymousPublisher for a tokenless open publish.
-func PublisherOfToken(tok store.Token) string {
+func PublisherOfToken(tok entity.Token) string {
 	if tok.Publisher == "" {
 		return AnonymousPublisher
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -17,9 +18,9 @@ import (
 // leading back to it) is left out: the message still names it, and a page
 // must not link to nothing or in a circle. Asking for the status the
 // document already has writes nothing, so a follower may repeat itself.
-func (s *Service) ReplicateStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (store.Entry, error) {
+func (s *Service) ReplicateStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (entity.Entry, error) {
 	r.Message = clipClean(r.Message, store.MaxStatusMessageRunes)
-	if r.Status == store.StatusActive {
+	if r.Status == entity.StatusActive {
 		r.Message, r.Replacement = "", nil
 	}
 	if r.Replacement != nil {
@@ -32,14 +33,14 @@ func (s *Service) ReplicateStatus(ctx context.Context, d protocol.Digest, r Stat
 			errors.Is(err, ErrReplacementChain):
 			r.Replacement = nil
 		case err != nil:
-			return store.Entry{}, err
+			return entity.Entry{}, err
 		}
 	}
 	e, err := s.store.Get(ctx, d, false)
 	if err != nil {
 		return e, err
 	}
-	if lc := e.Lifecycle; e.Status() == r.Status && (r.Status == store.StatusActive ||
+	if lc := e.Lifecycle; e.Status() == r.Status && (r.Status == entity.StatusActive ||
 		lc.Message == r.Message && sameDigest(lc.Replacement, r.Replacement)) {
 		return e, nil
 	}

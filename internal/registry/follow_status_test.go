@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // TestReplicateStatusRepeatsWriteNothing: a follower repeats what its
@@ -19,7 +19,7 @@ func TestReplicateStatusRepeatsWriteNothing(t *testing.T) {
 	unknown := protocol.Digest{0x01} // never stored here
 	long := strings.Repeat("use the new one ", 100)
 	for i := 0; i < 3; i++ {
-		if _, err := svc.ReplicateStatus(ctx, doc.Entry.Digest, StatusRequest{Status: store.StatusDeprecated, Message: long, Replacement: &unknown}, "follower:up"); err != nil {
+		if _, err := svc.ReplicateStatus(ctx, doc.Entry.Digest, StatusRequest{Status: entity.StatusDeprecated, Message: long, Replacement: &unknown}, "follower:up"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,10 +43,10 @@ func TestReplicateStatusMakesNoReplacementCycle(t *testing.T) {
 	svc := newService(t, Config{})
 	a, _ := svc.Publish(ctx, []byte("# A\n"), nil, "")
 	b, _ := svc.Publish(ctx, []byte("# B\n"), nil, "")
-	if _, err := svc.ReplicateStatus(ctx, a.Entry.Digest, StatusRequest{Status: store.StatusDeprecated, Message: "use B", Replacement: &b.Entry.Digest}, "follower:up"); err != nil {
+	if _, err := svc.ReplicateStatus(ctx, a.Entry.Digest, StatusRequest{Status: entity.StatusDeprecated, Message: "use B", Replacement: &b.Entry.Digest}, "follower:up"); err != nil {
 		t.Fatal(err)
 	}
-	e, err := svc.ReplicateStatus(ctx, b.Entry.Digest, StatusRequest{Status: store.StatusDeprecated, Message: "use A", Replacement: &a.Entry.Digest}, "follower:up")
+	e, err := svc.ReplicateStatus(ctx, b.Entry.Digest, StatusRequest{Status: entity.StatusDeprecated, Message: "use A", Replacement: &a.Entry.Digest}, "follower:up")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -29,7 +30,7 @@ type BlobFilling struct {
 type ImportTarget interface {
 	store.Documents
 	store.Lifecycles
-	CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error)
+	CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error)
 }
 
 // FillingBlobs wraps docs so that imports write blob files into files.

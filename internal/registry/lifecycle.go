@@ -6,6 +6,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -39,13 +40,13 @@ var (
 
 // StatusRequest is a change of status asked over the API or the CLI.
 type StatusRequest struct {
-	Status      store.Status
+	Status      entity.Status
 	Message     string
 	Replacement *protocol.Digest
 }
 
 // actor names who acts with tok on a document of publisher.
-func actor(tok store.Token, publisher string) string {
+func actor(tok entity.Token, publisher string) string {
 	if tok.Publisher == publisher {
 		return tok.Publisher
 	}
@@ -54,26 +55,26 @@ func actor(tok store.Token, publisher string) string {
 
 // SetStatus deprecates a document or makes it active again, for its
 // publisher or an administrator, and records the change.
-func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Digest, r StatusRequest) (store.Entry, error) {
+func (s *Service) SetStatus(ctx context.Context, tok entity.Token, d protocol.Digest, r StatusRequest) (entity.Entry, error) {
 	if tok.ID == 0 {
-		return store.Entry{}, ErrStatusNeedsToken
+		return entity.Entry{}, ErrStatusNeedsToken
 	}
 	r.Message = CleanReason(r.Message)
 	switch r.Status {
-	case store.StatusActive:
+	case entity.StatusActive:
 		if r.Message != "" || r.Replacement != nil {
-			return store.Entry{}, ErrActiveTakesNothing
+			return entity.Entry{}, ErrActiveTakesNothing
 		}
-	case store.StatusDeprecated:
+	case entity.StatusDeprecated:
 	default:
-		return store.Entry{}, ErrBadStatus
+		return entity.Entry{}, ErrBadStatus
 	}
 	e, err := s.store.Get(ctx, d, false)
 	if err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	if !CanActFor(tok, e.Publisher) {
-		return store.Entry{}, ErrNotYourDocument.With("this document belongs to publisher " + e.Publisher +
+		return entity.Entry{}, ErrNotYourDocument.With("this document belongs to publisher " + e.Publisher +
 			"; only its tokens or an administrator may change its status")
 	}
 	if r.Replacement != nil {
@@ -83,7 +84,7 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 		s.replacing.Lock()
 		defer s.replacing.Unlock()
 		if err := s.checkReplacement(ctx, d, *r.Replacement); err != nil {
-			return store.Entry{}, err
+			return entity.Entry{}, err
 		}
 	}
 	return s.applyStatus(ctx, d, r, actor(tok, e.Publisher))
@@ -91,8 +92,8 @@ func (s *Service) SetStatus(ctx context.Context, tok store.Token, d protocol.Dig
 
 // applyStatus writes a checked change of status and keeps the raw path's
 // caches in step with it.
-func (s *Service) applyStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (store.Entry, error) {
-	if r.Status == store.StatusDeprecated {
+func (s *Service) applyStatus(ctx context.Context, d protocol.Digest, r StatusRequest, actor string) (entity.Entry, error) {
+	if r.Status == entity.StatusDeprecated {
 		s.markInactive(d, false) // before: no blob answer without the headers
 	}
 	e, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: r.Status, Message: r.Message,
@@ -101,7 +102,7 @@ func (s *Service) applyStatus(ctx context.Context, d protocol.Digest, r StatusRe
 	if err != nil {
 		return e, err
 	}
-	if r.Status == store.StatusActive {
+	if r.Status == entity.StatusActive {
 		s.markActive(d)
 	} else {
 		s.markInactive(d, false) // again: a reload may have read the store before the change
@@ -118,7 +119,7 @@ func (s *Service) statusLogEvent(r StatusRequest) *store.LogEvent {
 		return nil
 	}
 	ev := &store.LogEvent{Event: agora.LogEventReactivate, Status: string(r.Status), Reason: r.Message}
-	if r.Status == store.StatusDeprecated {
+	if r.Status == entity.StatusDeprecated {
 		ev.Event = agora.LogEventDeprecate
 		if r.Replacement != nil {
 			ev.Reason += " (replacement " + r.Replacement.Hex() + ")"
@@ -148,7 +149,7 @@ func (s *Service) checkReplacement(ctx context.Context, d, repl protocol.Digest)
 			return err
 		}
 		r := e.Lifecycle.Replacement
-		if e.Status() != store.StatusDeprecated || r == nil {
+		if e.Status() != entity.StatusDeprecated || r == nil {
 			return nil
 		}
 		if *r == d {
@@ -163,8 +164,8 @@ func (s *Service) checkReplacement(ctx context.Context, d, repl protocol.Digest)
 
 // Withdraw tombstones a document for an administrator, records it in the
 // history and drops it from the cache; the reason is cleaned.
-func (s *Service) Withdraw(ctx context.Context, tok store.Token, d protocol.Digest, reason string) error {
-	_, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: store.StatusWithdrawn,
+func (s *Service) Withdraw(ctx context.Context, tok entity.Token, d protocol.Digest, reason string) error {
+	_, err := s.store.SetStatus(ctx, d, store.StatusChange{Status: entity.StatusWithdrawn,
 		Message: CleanReason(reason), Actor: "admin:" + tok.Name})
 	if err == nil {
 		s.withdrawBlob(d)
@@ -177,7 +178,7 @@ func (s *Service) Withdraw(ctx context.Context, tok store.Token, d protocol.Dige
 }
 
 // History lists a document's status changes (a withdrawn one's too).
-func (s *Service) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+func (s *Service) History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error) {
 	if _, err := s.store.Get(ctx, d, false); err != nil && !errors.Is(err, store.ErrWithdrawn) {
 		return nil, err
 	}
@@ -189,22 +190,22 @@ func (s *Service) History(ctx context.Context, d protocol.Digest) ([]store.Histo
 type VersionList struct {
 	// Lineage is oldest first; Latest is the index of the newest active
 	// entry (-1 when every one is deprecated).
-	Lineage []store.Entry
+	Lineage []entity.Entry
 	Latest  int
 	// Claims are other publishers' documents that say they supersede this
 	// one: listed apart, never in the lineage.
-	Claims []store.Entry
+	Claims []entity.Entry
 }
 
 // VersionList reads e's lineage and the claims on it.
-func (s *Service) VersionList(ctx context.Context, e store.Entry) (VersionList, error) {
+func (s *Service) VersionList(ctx context.Context, e entity.Entry) (VersionList, error) {
 	lineage, err := s.store.Lineage(ctx, e.Digest)
 	if err != nil {
 		return VersionList{}, err
 	}
 	v := VersionList{Lineage: lineage, Latest: -1}
 	for i := len(lineage) - 1; i >= 0; i-- {
-		if lineage[i].Status() == store.StatusActive {
+		if lineage[i].Status() == entity.StatusActive {
 			v.Latest = i
 			break
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // TestReplacementChainIsBounded: naming a replacement whose own
@@ -17,7 +17,7 @@ import (
 func TestReplacementChainIsBounded(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, Config{})
-	admin := store.Token{ID: 1, Name: "ops", Scopes: []store.Scope{store.ScopeAdmin}}
+	admin := entity.Token{ID: 1, Name: "ops", Scopes: []entity.Scope{entity.ScopeAdmin}}
 	var chain []protocol.Digest
 	for i := 0; i < MaxReplacementChain+3; i++ {
 		r, err := svc.Publish(ctx, []byte(fmt.Sprintf("# Doc %d\n", i)), nil, "")
@@ -28,15 +28,15 @@ func TestReplacementChainIsBounded(t *testing.T) {
 	}
 	// chain[i] is deprecated for chain[i+1], newest last.
 	for i := len(chain) - 2; i >= 1; i-- {
-		if _, err := svc.SetStatus(ctx, admin, chain[i], StatusRequest{Status: store.StatusDeprecated, Replacement: &chain[i+1]}); err != nil {
+		if _, err := svc.SetStatus(ctx, admin, chain[i], StatusRequest{Status: entity.StatusDeprecated, Replacement: &chain[i+1]}); err != nil {
 			t.Fatalf("deprecating doc %d: %v", i, err)
 		}
 	}
-	_, err := svc.SetStatus(ctx, admin, chain[0], StatusRequest{Status: store.StatusDeprecated, Replacement: &chain[1]})
+	_, err := svc.SetStatus(ctx, admin, chain[0], StatusRequest{Status: entity.StatusDeprecated, Replacement: &chain[1]})
 	if !errors.Is(err, ErrReplacementChain) {
 		t.Fatalf("a replacement with %d replacements after it: %v, want replacement_chain_too_long", len(chain)-2, err)
 	}
-	if _, err := svc.SetStatus(ctx, admin, chain[0], StatusRequest{Status: store.StatusDeprecated, Replacement: &chain[len(chain)-3]}); err != nil {
+	if _, err := svc.SetStatus(ctx, admin, chain[0], StatusRequest{Status: entity.StatusDeprecated, Replacement: &chain[len(chain)-3]}); err != nil {
 		t.Fatalf("a replacement within the bound: %v", err)
 	}
 }
@@ -55,8 +55,8 @@ func TestStatusChangeReachesCachedRaw(t *testing.T) {
 	if _, ok := svc.CachedRaw(old.Entry.Digest); !ok {
 		t.Fatal("the raw document was not cached")
 	}
-	tok := store.Token{ID: 1, Name: "ci", Publisher: store.DefaultPublisher, Scopes: []store.Scope{store.ScopePublish}}
-	if _, err := svc.SetStatus(ctx, tok, old.Entry.Digest, StatusRequest{Status: store.StatusDeprecated, Replacement: &repl.Entry.Digest}); err != nil {
+	tok := entity.Token{ID: 1, Name: "ci", Publisher: entity.DefaultPublisher, Scopes: []entity.Scope{entity.ScopePublish}}
+	if _, err := svc.SetStatus(ctx, tok, old.Entry.Digest, StatusRequest{Status: entity.StatusDeprecated, Replacement: &repl.Entry.Digest}); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := svc.RawDocument(ctx, old.Entry.Digest)

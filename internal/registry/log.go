@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
@@ -21,7 +22,7 @@ func (s *Service) logChanged() {
 
 // Stored returns the stored entry of d, withdrawn or not, never asking an
 // upstream (followers decide from it what to import).
-func (s *Service) Stored(ctx context.Context, d protocol.Digest) (store.Entry, error) {
+func (s *Service) Stored(ctx context.Context, d protocol.Digest) (entity.Entry, error) {
 	e, err := s.store.Get(ctx, d, false)
 	if errors.Is(err, store.ErrWithdrawn) {
 		err = nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/agora"
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store/sqlite"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -37,14 +37,14 @@ func TestStatusChangesAreLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := old.Entry.Digest
-	tok := store.Token{ID: 1, Name: "ci", Publisher: store.DefaultPublisher, Scopes: []store.Scope{store.ScopePublish}}
-	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: store.StatusDeprecated, Message: "  use v2\x1b[31m ", Replacement: &repl.Entry.Digest}); err != nil {
+	tok := entity.Token{ID: 1, Name: "ci", Publisher: entity.DefaultPublisher, Scopes: []entity.Scope{entity.ScopePublish}}
+	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: entity.StatusDeprecated, Message: "  use v2\x1b[31m ", Replacement: &repl.Entry.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: store.StatusActive}); err != nil {
+	if _, err := svc.SetStatus(ctx, tok, d, StatusRequest{Status: entity.StatusActive}); err != nil {
 		t.Fatal(err)
 	}
-	admin := store.Token{ID: 2, Name: "ops", Scopes: []store.Scope{store.ScopeAdmin}}
+	admin := entity.Token{ID: 2, Name: "ops", Scopes: []entity.Scope{entity.ScopeAdmin}}
 	if err := svc.Withdraw(ctx, admin, d, "leaked a key"); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestStatusChangesAreLogged(t *testing.T) {
 	}
 	// Every record attests the publisher (agora-registry/2); the
 	// deprecation its replacement too.
-	by := agora.LogAttestation{Publisher: store.DefaultPublisher, PublisherDisplayName: "Default publisher"}
+	by := agora.LogAttestation{Publisher: entity.DefaultPublisher, PublisherDisplayName: "Default publisher"}
 	replaced := by
 	replaced.ReplacedBy = repl.Entry.Digest.Hex()
 	want := []agora.LogRecord{

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -56,7 +57,7 @@ type Reason struct {
 
 // Match is one ranked protocol.
 type Match struct {
-	Entry   store.Entry
+	Entry   entity.Entry
 	Score   float64
 	Reasons []Reason
 	Signals Signals
@@ -166,8 +167,8 @@ func searchWords(lists ...[]string) []string {
 
 // replacementOf is the document that replaces e: the deprecation's named
 // replacement, or the newest listed version of the same publisher.
-func (s *Service) replacementOf(ctx context.Context, e store.Entry) (*protocol.Digest, error) {
-	if e.Lifecycle.Status == store.StatusDeprecated && e.Lifecycle.Replacement != nil {
+func (s *Service) replacementOf(ctx context.Context, e entity.Entry) (*protocol.Digest, error) {
+	if e.Lifecycle.Status == entity.StatusDeprecated && e.Lifecycle.Replacement != nil {
 		return e.Lifecycle.Replacement, nil
 	}
 	if !e.Superseded() {
@@ -197,7 +198,7 @@ func (s *Service) matchReplacements(ctx context.Context, ms []Match, w matchWeig
 			continue
 		}
 		kind := "superseded"
-		if e.Lifecycle.Status == store.StatusDeprecated {
+		if e.Lifecycle.Status == entity.StatusDeprecated {
 			kind = "deprecated"
 		}
 		lost := math.Round(w.demoted*ms[i].Score*1000) / 1000
@@ -310,7 +311,7 @@ func (m *Match) add(kind string, matched []string, points float64) {
 // relevance, the best candidate's being textPoints), the schema fields the
 // document names, and, only for a document that matched, its agents and
 // clients.
-func scoreMatch(e store.Entry, body []byte, text float64, words, fields []string, sig Signals, w matchWeights) Match {
+func scoreMatch(e entity.Entry, body []byte, text float64, words, fields []string, sig Signals, w matchWeights) Match {
 	m := Match{Entry: e, Signals: sig}
 	lower := strings.ToLower(string(body))
 	var found []string
@@ -359,7 +360,7 @@ func identByte(b byte) bool {
 
 // WithQueries fills e's RepresentativeQueries from its bytes (the store
 // keeps them only in the match index), reading them unless e has Content.
-func (s *Service) WithQueries(ctx context.Context, e store.Entry) store.Entry {
+func (s *Service) WithQueries(ctx context.Context, e entity.Entry) entity.Entry {
 	body := e.Content
 	if body == nil {
 		var err error

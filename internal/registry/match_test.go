@@ -11,6 +11,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/adoption/sketch"
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -55,7 +56,7 @@ func matchCorpusWith(t *testing.T, llm MatchLLM) (*Service, map[string]string) {
 			continue
 		}
 		for i := range 5 {
-			c := store.AgentCrawl{Name: fmt.Sprint("agent ", i), Supported: []store.AgentProtocol{{Digest: mustDigest(t, hex)}}}
+			c := entity.AgentCrawl{Name: fmt.Sprint("agent ", i), Supported: []entity.AgentProtocol{{Digest: mustDigest(t, hex)}}}
 			if _, _, err := engine(svc).RegisterAgent(ctx, fmt.Sprintf("http://agent%d.test", i), time.Now(), c, time.Now().Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +172,7 @@ func mustDigest(t *testing.T, hex string) protocol.Digest {
 func TestMatchPrefersTheReplacement(t *testing.T) {
 	svc := newService(t, Config{})
 	ctx := context.Background()
-	put := func(doc string) store.Entry {
+	put := func(doc string) entity.Entry {
 		t.Helper()
 		res, err := svc.Publish(ctx, []byte(doc), nil, "")
 		if err != nil {
@@ -182,7 +183,7 @@ func TestMatchPrefersTheReplacement(t *testing.T) {
 	old := put("---\nname: Parcel Courier\ndescription: Ship a parcel by courier.\n---\n\nBody.\n")
 	repl := put("---\nname: Deliveries\ndescription: Send boxes.\n---\n\nBody.\n")
 	other := put("---\nname: Courier Rates\ndescription: Rates.\n---\n\nBody.\n")
-	if _, err := svc.store.SetStatus(ctx, old.Digest, store.StatusChange{Status: store.StatusDeprecated, Replacement: &repl.Digest, Actor: "test"}); err != nil {
+	if _, err := svc.store.SetStatus(ctx, old.Digest, store.StatusChange{Status: entity.StatusDeprecated, Replacement: &repl.Digest, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := svc.Match(ctx, MatchRequest{Task: "ship a parcel by courier", Limit: 5})
@@ -269,12 +270,12 @@ func (c *countingStore) MatchSearch(ctx context.Context, words []string, limit i
 	return c.Store.MatchSearch(ctx, words, limit)
 }
 
-func (c *countingStore) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
+func (c *countingStore) Content(ctx context.Context, d protocol.Digest) ([]byte, entity.Lifecycle, error) {
 	c.gets++
 	return c.Store.Content(ctx, d)
 }
 
-func (c *countingStore) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+func (c *countingStore) Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error) {
 	c.gets++
 	return c.Store.Get(ctx, d, withContent)
 }

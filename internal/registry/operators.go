@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -50,8 +51,8 @@ func ParseOperators(q store.Query) (store.Query, error) {
 			}
 			q.Publisher = value
 		case opStatus:
-			s := store.Status(value)
-			if s != store.StatusActive && s != store.StatusDeprecated {
+			s := entity.Status(value)
+			if s != entity.StatusActive && s != entity.StatusDeprecated {
 				return q, store.ErrInvalid.With(fmt.Sprintf("status:%s is not a status to search by: use status:active or status:deprecated", value))
 			}
 			if q.Status != "" && q.Status != s {

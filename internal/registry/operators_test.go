@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -20,9 +21,9 @@ func TestParseOperators(t *testing.T) {
 		{in: store.Query{Text: "Tag:Currency  conversion"}, want: store.Query{Text: "conversion", Tags: []string{"currency"}}},
 		{in: store.Query{Text: "tag:a weather tag:b", Tags: []string{"a"}}, want: store.Query{Text: "weather", Tags: []string{"a", "b"}}},
 		{in: store.Query{Text: "publisher:examples weather"}, want: store.Query{Text: "weather", Publisher: "examples"}},
-		{in: store.Query{Text: "status:deprecated"}, want: store.Query{Status: store.StatusDeprecated}},
-		{in: store.Query{Text: "STATUS:Active alerts"}, want: store.Query{Text: "alerts", Status: store.StatusActive}},
-		{in: store.Query{Text: "status:active status:active"}, want: store.Query{Status: store.StatusActive}},
+		{in: store.Query{Text: "status:deprecated"}, want: store.Query{Status: entity.StatusDeprecated}},
+		{in: store.Query{Text: "STATUS:Active alerts"}, want: store.Query{Text: "alerts", Status: entity.StatusActive}},
+		{in: store.Query{Text: "status:active status:active"}, want: store.Query{Status: entity.StatusActive}},
 		// Unknown operators and bare ones stay plain words.
 		{in: store.Query{Text: "foo:bar tag: publisher:"}, want: store.Query{Text: "foo:bar tag: publisher:"}},
 		{in: store.Query{Text: "status:retired"}, err: "status:retired is not a status"},
@@ -64,7 +65,7 @@ func FuzzParseOperators(f *testing.F) {
 			t.Fatalf("the given tag was lost: %v", got.Tags)
 		}
 		switch got.Status {
-		case "", store.StatusActive, store.StatusDeprecated:
+		case "", entity.StatusActive, entity.StatusDeprecated:
 		default:
 			t.Fatalf("status %q", got.Status)
 		}

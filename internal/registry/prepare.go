@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -38,7 +39,7 @@ func PrepareDocument(r PublishRequest, maxDocumentBytes int) (store.NewDocument,
 	if err := CheckOrigin(r.Origin); err != nil {
 		return store.NewDocument{}, err
 	}
-	publisher, err := store.PublisherOr(r.Publisher)
+	publisher, err := entity.PublisherOr(r.Publisher)
 	if err != nil {
 		return store.NewDocument{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -14,14 +15,14 @@ func reserved(name string) bool {
 
 // CreatePublisher makes a publisher account; the reserved names exist
 // already and cannot be taken.
-func (s *Service) CreatePublisher(ctx context.Context, name, displayName string) (store.Publisher, error) {
+func (s *Service) CreatePublisher(ctx context.Context, name, displayName string) (entity.Publisher, error) {
 	if name == "" {
-		return store.Publisher{}, store.ErrInvalidPublisher
+		return entity.Publisher{}, entity.ErrInvalidPublisher
 	}
 	if reserved(name) {
-		return store.Publisher{}, ErrReservedPublisher
+		return entity.Publisher{}, ErrReservedPublisher
 	}
-	return s.store.CreatePublisher(ctx, store.Publisher{Name: name, DisplayName: CleanDisplayName(displayName)})
+	return s.store.CreatePublisher(ctx, entity.Publisher{Name: name, DisplayName: CleanDisplayName(displayName)})
 }
 
 // CleanDisplayName strips what a display name must not carry (control,
@@ -34,9 +35,9 @@ func CleanDisplayName(name string) string {
 // without an account that documents carry (an import's --publisher or
 // --keep-publishers) is answered as a publisher without an account (zero
 // CreatedAt), so every document's publisher link leads somewhere.
-func (s *Service) Publisher(ctx context.Context, name string) (store.Publisher, error) {
-	if _, err := store.PublisherOr(name); err != nil || name == "" {
-		return store.Publisher{}, store.ErrPublisherUnknown
+func (s *Service) Publisher(ctx context.Context, name string) (entity.Publisher, error) {
+	if _, err := entity.PublisherOr(name); err != nil || name == "" {
+		return entity.Publisher{}, store.ErrPublisherUnknown
 	}
 	p, err := s.store.GetPublisher(ctx, name)
 	if !errors.Is(err, store.ErrPublisherUnknown) {
@@ -44,13 +45,13 @@ func (s *Service) Publisher(ctx context.Context, name string) (store.Publisher, 
 	}
 	page, cerr := s.store.Catalog(ctx, store.CatalogQuery{Publisher: name, Limit: 1})
 	if cerr != nil || len(page.Entries) == 0 {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
-	return store.Publisher{Name: name}, nil
+	return entity.Publisher{Name: name}, nil
 }
 
 // ListPublishers lists accounts by name.
-func (s *Service) ListPublishers(ctx context.Context) ([]store.Publisher, error) {
+func (s *Service) ListPublishers(ctx context.Context) ([]entity.Publisher, error) {
 	return s.store.ListPublishers(ctx)
 }
 
@@ -69,6 +70,6 @@ func (s *Service) requirePublisher(ctx context.Context, name string) error {
 
 // CanActFor reports whether tok may act for publisher: its own, or any
 // with the admin scope.
-func CanActFor(tok store.Token, publisher string) bool {
-	return tok.ID != 0 && (tok.Has(store.ScopeAdmin) || tok.Publisher == publisher)
+func CanActFor(tok entity.Token, publisher string) bool {
+	return tok.ID != 0 && (tok.Has(entity.ScopeAdmin) || tok.Publisher == publisher)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/blobs"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
@@ -103,7 +104,7 @@ func (s *Service) Config() Config { return s.cfg }
 
 // PublishResult is the outcome of a publish.
 type PublishResult struct {
-	Entry   store.Entry
+	Entry   entity.Entry
 	Created bool
 }
 
@@ -161,7 +162,7 @@ func (s *Service) PublishRequest(ctx context.Context, r PublishRequest) (Publish
 
 // Get returns one entry (content on request). A withdrawn entry comes with
 // store.ErrWithdrawn. A miss is asked of the upstream, if any.
-func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error) {
 	e, err := s.store.Get(ctx, d, withContent)
 	if errors.Is(err, store.ErrNotFound) && s.cfg.Upstream != nil {
 		if _, ferr := s.pull(ctx, d); ferr == nil {
@@ -170,7 +171,7 @@ func (s *Service) Get(ctx context.Context, d protocol.Digest, withContent bool) 
 	}
 	if err == nil && withContent {
 		if cerr := s.checkStored(d, e.Content); cerr != nil {
-			return store.Entry{}, cerr
+			return entity.Entry{}, cerr
 		}
 	}
 	return e, err

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/sqlite"
@@ -88,7 +89,7 @@ func TestWithdrawEvictsCache(t *testing.T) {
 	if _, n := svc.CacheSize(); n != 1 {
 		t.Fatalf("cache holds %d documents, want 1", n)
 	}
-	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, d, "test"); err != nil {
+	if err := svc.Withdraw(ctx, entity.Token{Name: "test"}, d, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Raw(ctx, d); !errors.Is(err, store.ErrWithdrawn) {
@@ -101,7 +102,7 @@ func TestRawCacheBoundsAndTTL(t *testing.T) {
 	now := time.Unix(0, 0)
 	c.now = func() time.Time { return now }
 	for i := byte(0); i < 20; i++ {
-		c.put(newRawDocument(protocol.Digest{i}, make([]byte, 100), store.Lifecycle{}, ""))
+		c.put(newRawDocument(protocol.Digest{i}, make([]byte, 100), entity.Lifecycle{}, ""))
 	}
 	if b, n := c.size(); b > 800 || n != 8 {
 		t.Errorf("cache holds %d bytes in %d docs; limit 800", b, n)
@@ -112,7 +113,7 @@ func TestRawCacheBoundsAndTTL(t *testing.T) {
 	if _, ok := c.get(protocol.Digest{0}); ok {
 		t.Error("oldest entry kept")
 	}
-	c.put(newRawDocument(protocol.Digest{99}, make([]byte, 101), store.Lifecycle{}, "")) // more than an eighth: not cached
+	c.put(newRawDocument(protocol.Digest{99}, make([]byte, 101), entity.Lifecycle{}, "")) // more than an eighth: not cached
 	if _, ok := c.get(protocol.Digest{99}); ok {
 		t.Error("an oversize document was cached")
 	}
@@ -125,7 +126,7 @@ func TestRawCacheBoundsAndTTL(t *testing.T) {
 func TestTokens(t *testing.T) {
 	svc := newService(t, Config{})
 	ctx := context.Background()
-	nt, err := svc.CreateToken(ctx, "ci", []store.Scope{store.ScopePublish})
+	nt, err := svc.CreateToken(ctx, "ci", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("secret %q", nt.Secret)
 	}
 	tok, err := svc.Authenticate(ctx, nt.Secret)
-	if err != nil || tok.ID != nt.Token.ID || !tok.Has(store.ScopePublish) || tok.Has(store.ScopeAdmin) {
+	if err != nil || tok.ID != nt.Token.ID || !tok.Has(entity.ScopePublish) || tok.Has(entity.ScopeAdmin) {
 		t.Fatalf("Authenticate: %v %+v", err, tok)
 	}
 	wrong := nt.Secret[:len(nt.Secret)-1] + "A"
@@ -194,7 +195,7 @@ func TestPublishingAWithdrawnDocumentIsRefused(t *testing.T) {
 	if err != nil || !res.Created {
 		t.Fatalf("first publish: %v %+v", err, res)
 	}
-	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, res.Entry.Digest, "superseded"); err != nil {
+	if err := svc.Withdraw(ctx, entity.Token{Name: "test"}, res.Entry.Digest, "superseded"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.Publish(ctx, doc, nil, "")

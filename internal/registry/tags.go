@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/internal/apperr"
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // ErrTagsNotAdded refuses extra tags for a document that is already
@@ -16,7 +16,7 @@ var ErrTagsNotAdded = apperr.New(apperr.Conflict, "tags_not_added",
 
 // checkTagsKept refuses a publish of stored bytes with extra tags the
 // entry lacks. Tags it already carries are no change and pass.
-func checkTagsKept(e store.Entry, extra []string) error {
+func checkTagsKept(e entity.Entry, extra []string) error {
 	var missing []string
 	for _, t := range extra {
 		if !slices.Contains(e.Metadata.Tags, t) {

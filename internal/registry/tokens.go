@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -37,16 +38,16 @@ var ErrBadScope = apperr.New(apperr.Invalid, "invalid_scope", "a token scope is 
 
 // NewToken is a created token. Secret is shown once and never stored.
 type NewToken struct {
-	Token  store.Token
+	Token  entity.Token
 	Secret string
 }
 
 // ParseScopes reads scope names ("read", "publish", "admin").
-func ParseScopes(names []string) ([]store.Scope, error) {
-	var out []store.Scope
+func ParseScopes(names []string) ([]entity.Scope, error) {
+	var out []entity.Scope
 	for _, n := range names {
-		switch s := store.Scope(strings.TrimSpace(n)); s {
-		case store.ScopeRead, store.ScopePublish, store.ScopeAdmin:
+		switch s := entity.Scope(strings.TrimSpace(n)); s {
+		case entity.ScopeRead, entity.ScopePublish, entity.ScopeAdmin:
 			out = append(out, s)
 		default:
 			return nil, ErrBadScope.With(fmt.Sprintf("unknown scope %q: use read, publish or admin", n))
@@ -59,8 +60,8 @@ func ParseScopes(names []string) ([]store.Scope, error) {
 }
 
 // CreateToken makes a token of the default publisher.
-func (s *Service) CreateToken(ctx context.Context, name string, scopes []store.Scope) (NewToken, error) {
-	return s.CreatePublisherToken(ctx, store.DefaultPublisher, name, scopes)
+func (s *Service) CreateToken(ctx context.Context, name string, scopes []entity.Scope) (NewToken, error) {
+	return s.CreatePublisherToken(ctx, entity.DefaultPublisher, name, scopes)
 }
 
 // ErrReservedPublisher refuses a token for a name only the registry
@@ -70,14 +71,14 @@ var ErrReservedPublisher = apperr.New(apperr.Invalid, "reserved_publisher",
 
 // CreatePublisherToken makes a token with a fresh random secret that
 // publishes as publisher, whose account must exist.
-func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name string, scopes []store.Scope) (NewToken, error) {
+func (s *Service) CreatePublisherToken(ctx context.Context, publisher, name string, scopes []entity.Scope) (NewToken, error) {
 	return s.CreateUserToken(ctx, publisher, name, scopes, "")
 }
 
 // CreateUserToken is CreatePublisherToken recording createdBy, the
 // signed-in user who made the token ("" for the command line).
-func (s *Service) CreateUserToken(ctx context.Context, publisher, name string, scopes []store.Scope, createdBy string) (NewToken, error) {
-	publisher, err := store.PublisherOr(publisher)
+func (s *Service) CreateUserToken(ctx context.Context, publisher, name string, scopes []entity.Scope, createdBy string) (NewToken, error) {
+	publisher, err := entity.PublisherOr(publisher)
 	if err != nil {
 		return NewToken{}, err
 	}
@@ -128,19 +129,19 @@ func (s *Service) refuseTakenName(ctx context.Context, name string) error {
 
 // Authenticate finds the unrevoked token whose secret this is, or returns
 // store.ErrTokenUnknown. The secret is only ever handled as its SHA-256.
-func (s *Service) Authenticate(ctx context.Context, secret string) (store.Token, error) {
+func (s *Service) Authenticate(ctx context.Context, secret string) (entity.Token, error) {
 	if len(secret) != tokenLen || !strings.HasPrefix(secret, TokenPrefix) {
-		return store.Token{}, store.ErrTokenUnknown
+		return entity.Token{}, store.ErrTokenUnknown
 	}
 	h := sha256.Sum256([]byte(secret))
 	t, err := s.store.TokenBySecret(ctx, h)
 	if err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	// The lookup is by hash already; the explicit constant-time check keeps
 	// an engine bug (say, a prefix match) from ever admitting a wrong token.
 	if subtle.ConstantTimeCompare(t.SecretHash[:], h[:]) != 1 || t.RevokedAt != nil {
-		return store.Token{}, store.ErrTokenUnknown
+		return entity.Token{}, store.ErrTokenUnknown
 	}
 	s.touch(ctx, t.ID)
 	return t, nil
@@ -162,7 +163,7 @@ func (s *Service) touch(ctx context.Context, id int64) {
 }
 
 // ListTokens lists tokens (never secrets).
-func (s *Service) ListTokens(ctx context.Context) ([]store.Token, error) {
+func (s *Service) ListTokens(ctx context.Context) ([]entity.Token, error) {
 	return s.store.ListTokens(ctx)
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // Domain verification: the registry hands a publisher a challenge, the
@@ -104,32 +104,32 @@ func challengeURL(scheme, domain string) string {
 
 // CheckChallenge fetches the pending challenge from its domain and, when
 // one line of the file is exactly the challenge, marks the domain verified.
-func (s *Service) CheckChallenge(ctx context.Context, publisher, domain, scheme string, f Fetcher) (store.Publisher, error) {
+func (s *Service) CheckChallenge(ctx context.Context, publisher, domain, scheme string, f Fetcher) (entity.Publisher, error) {
 	domain, err := CheckDomain(domain)
 	if err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	p, err := s.Publisher(ctx, publisher)
 	if err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	if p.Challenge == "" || p.ChallengeDomain != domain {
-		return store.Publisher{}, ErrNoChallenge
+		return entity.Publisher{}, ErrNoChallenge
 	}
 	body, err := f.Get(ctx, challengeURL(scheme, domain), MaxChallengeFileBytes)
 	if e := apperr.As(err); e != nil && e.Code == codeFetchBlocked {
-		return store.Publisher{}, apperr.New(apperr.Forbidden, codeFetchBlocked,
+		return entity.Publisher{}, apperr.New(apperr.Forbidden, codeFetchBlocked,
 			"the domain resolves (or redirects) to a private, loopback or reserved address; refused (list it in --outbound-allow / REGISTRY_OUTBOUND_ALLOW to permit)")
 	}
 	if err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	if !holdsLine(body, p.Challenge) {
-		return store.Publisher{}, ErrChallengeNotServed.With("the file at " + challengeURL(scheme, domain) +
+		return entity.Publisher{}, ErrChallengeNotServed.With("the file at " + challengeURL(scheme, domain) +
 			" has no line that is exactly the challenge")
 	}
 	if err := s.store.MarkVerified(ctx, publisher, domain, time.Now()); err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	return s.store.GetPublisher(ctx, publisher)
 }

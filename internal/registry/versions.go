@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -15,20 +16,20 @@ type Versions struct {
 	// Older is the document this one supersedes (nil when it supersedes
 	// nothing); OlderEntry is set when that document is stored here.
 	Older      *protocol.Digest
-	OlderEntry *store.Entry
+	OlderEntry *entity.Entry
 	// OlderByAnother: the superseded document was published by another
 	// publisher, so this document's claim does not make it its version.
 	OlderByAnother bool
 	// Newer are successors by the same publisher: its newer versions.
-	Newer []store.Entry
+	Newer []entity.Entry
 	// Claims are documents of other publishers that claim to supersede
 	// this one: listed apart, never as its newer version.
-	Claims []store.Entry
+	Claims []entity.Entry
 }
 
 // Versions reads e's lineage: what it supersedes and what supersedes it,
 // split by publisher.
-func (s *Service) Versions(ctx context.Context, e store.Entry) (Versions, error) {
+func (s *Service) Versions(ctx context.Context, e entity.Entry) (Versions, error) {
 	v := Versions{Older: e.Metadata.Supersedes}
 	if prev := e.Metadata.Supersedes; prev != nil {
 		old, err := s.store.Get(ctx, *prev, false)

@@ -8,10 +8,11 @@ import (
 	"testing/fstest"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
-func publishAs(t *testing.T, svc *Service, publisher, content string) store.Entry {
+func publishAs(t *testing.T, svc *Service, publisher, content string) entity.Entry {
 	t.Helper()
 	r, err := svc.PublishRequest(context.Background(), PublishRequest{Content: []byte(content), Publisher: publisher})
 	if err != nil {
@@ -78,20 +79,20 @@ func TestReservedPublishersGetNoTokens(t *testing.T) {
 		if _, err := svc.CreatePublisher(context.Background(), name, ""); !errors.Is(err, ErrReservedPublisher) {
 			t.Errorf("account %q: %v, want reserved_publisher", name, err)
 		}
-		if _, err := svc.CreatePublisherToken(context.Background(), name, "t", []store.Scope{store.ScopePublish}); !errors.Is(err, ErrReservedPublisher) {
+		if _, err := svc.CreatePublisherToken(context.Background(), name, "t", []entity.Scope{entity.ScopePublish}); !errors.Is(err, ErrReservedPublisher) {
 			t.Errorf("token for %q: %v, want reserved_publisher", name, err)
 		}
 	}
-	if _, err := svc.CreatePublisherToken(context.Background(), "Bad Name", "t", []store.Scope{store.ScopePublish}); apperr.As(err) == nil || apperr.As(err).Code != "invalid_publisher" {
+	if _, err := svc.CreatePublisherToken(context.Background(), "Bad Name", "t", []entity.Scope{entity.ScopePublish}); apperr.As(err) == nil || apperr.As(err).Code != "invalid_publisher" {
 		t.Errorf("malformed name: %v", err)
 	}
-	if _, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []store.Scope{store.ScopePublish}); !errors.Is(err, store.ErrPublisherUnknown) {
+	if _, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []entity.Scope{entity.ScopePublish}); !errors.Is(err, store.ErrPublisherUnknown) {
 		t.Fatalf("token for a publisher without an account: %v, want unknown_publisher", err)
 	}
 	if _, err := svc.CreatePublisher(context.Background(), "acme", "Acme"); err != nil {
 		t.Fatal(err)
 	}
-	nt, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []store.Scope{store.ScopePublish})
+	nt, err := svc.CreatePublisherToken(context.Background(), "acme", "t", []entity.Scope{entity.ScopePublish})
 	if err != nil || nt.Token.Publisher != "acme" {
 		t.Fatalf("acme token: %+v %v", nt.Token, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/adoption/sketch"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -90,7 +91,7 @@ type Adoption interface {
 
 // PopularPage cuts a Popular page of q.Limit entries from rows read with
 // one more, scores[i] being entries[i]'s (0 past the scored ones).
-func PopularPage(q Query, entries []Entry, scores []int64) Page {
+func PopularPage(q Query, entries []entity.Entry, scores []int64) Page {
 	p := Page{Entries: entries}
 	if len(entries) > q.Limit {
 		p.Entries = entries[:q.Limit]

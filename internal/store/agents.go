@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -64,38 +65,8 @@ func (r AgentReservation) CapError(day, total int) error {
 	return nil
 }
 
-// AgentProtocol is one hash an agent lists as supported, with the sources
-// it gives for the document.
-type AgentProtocol struct {
-	Digest  protocol.Digest
-	Sources []string
-}
-
-// AgentCrawl is an agent's state after a good crawl, in every dialect it
-// speaks: the Agora well-known list (the fields up to Unsupported;
-// WellKnownURL "" when it publishes none), its A2A agent card and its ARD
-// manifest (nil when none), and how each dialect's last read went. A good
-// crawl read at least one dialect; the directory carries over the last
-// good data of a dialect whose read failed.
-type AgentCrawl struct {
-	Name         string
-	Description  string
-	Kinds        []string
-	WellKnownURL string // the well-known URL that answered
-	Supported    []AgentProtocol
-	Unsupported  []protocol.Digest
-
-	A2A *AgentCard
-	ARD *AgentManifest
-	// Agora, A2AState and ARDState are each dialect's last read.
-	Agora, A2AState, ARDState DialectState
-}
-
-// Speaks reports whether c holds data of at least one dialect.
-func (c AgentCrawl) Speaks() bool { return c.WellKnownURL != "" || c.A2A != nil || c.ARD != nil }
-
 // CheckCrawl refuses a crawl outside the directory's limits.
-func CheckCrawl(c AgentCrawl) error {
+func CheckCrawl(c entity.AgentCrawl) error {
 	bad := func(what string) error { return ErrInvalid.With("agent crawl: " + what) }
 	switch {
 	case !fitsRunes(c.Name, MaxAgentNameRunes):
@@ -114,7 +85,7 @@ func CheckCrawl(c AgentCrawl) error {
 			return bad("malformed kind")
 		}
 	}
-	for _, st := range []DialectState{c.Agora, c.A2AState, c.ARDState} {
+	for _, st := range []entity.DialectState{c.Agora, c.A2AState, c.ARDState} {
 		if !fitsRunes(st.Error, MaxAgentErrorRunes) || st.Failures < 0 {
 			return bad("malformed dialect state")
 		}
@@ -144,53 +115,6 @@ func CheckCrawl(c AgentCrawl) error {
 
 func fitsRunes(s string, n int) bool { return utf8.ValidString(s) && utf8.RuneCountInString(s) <= n }
 
-// Agent is a registered agent and the last good state its crawls read.
-type Agent struct {
-	ID           int64
-	URL          string
-	RegisteredAt time.Time
-	// LastCrawled is the last crawl, good or not; LastSeen the last good
-	// one. LastError is the last crawl's failure ("" after a good one) and
-	// Failures counts failed crawls since the last good one.
-	LastCrawled *time.Time
-	LastSeen    *time.Time
-	LastError   string
-	Failures    int
-	NextCrawl   time.Time
-	AgentCrawl
-	// SupportedCount and UnsupportedCount are the list lengths (list views
-	// carry counts only; GetAgent fills the lists, the card and the
-	// manifest too).
-	SupportedCount, UnsupportedCount int
-	// The A2A card's signature state ("" without a card), skill count and
-	// the ARD manifest's entry count (-1 without a manifest), for list views.
-	CardSignature                 string
-	CardSkillCount, ARDEntryCount int
-}
-
-// Dialects names the dialects an agent's record holds data of: "agora",
-// "a2a", "ard" (list views included).
-func (a Agent) Dialects() []string {
-	out := []string{}
-	if a.WellKnownURL != "" {
-		out = append(out, DialectAgora)
-	}
-	if a.CardSignature != "" {
-		out = append(out, DialectA2A)
-	}
-	if a.ARDEntryCount >= 0 {
-		out = append(out, DialectARD)
-	}
-	return out
-}
-
-// The dialects an agent may speak (AgentQuery.Dialect, Agent.Dialects).
-const (
-	DialectAgora = "agora"
-	DialectA2A   = "a2a"
-	DialectARD   = "ard"
-)
-
 // AgentQuery selects a page of agents, in registration order.
 type AgentQuery struct {
 	Speaks *protocol.Digest // lists it as supported
@@ -217,7 +141,7 @@ func (q AgentQuery) Normalize() (AgentQuery, int64, error) {
 		return q, 0, ErrInvalid.With("malformed kind")
 	}
 	switch q.Dialect {
-	case "", DialectAgora, DialectA2A, DialectARD:
+	case "", entity.DialectAgora, entity.DialectA2A, entity.DialectARD:
 	default:
 		return q, 0, ErrInvalid.With("a dialect is agora, a2a or ard")
 	}
@@ -239,7 +163,7 @@ func (q AgentQuery) Normalize() (AgentQuery, int64, error) {
 
 // AgentTextKey is the lower-cased text an AgentQuery.Text matches; the
 // engines store it so that both fold case alike (Unicode, in Go).
-func AgentTextKey(url string, c AgentCrawl) string {
+func AgentTextKey(url string, c entity.AgentCrawl) string {
 	return strings.ToLower(c.Name + "\n" + c.Description + "\n" + url + dialectText(c))
 }
 
@@ -270,7 +194,7 @@ func decodeAgentCursor(c string) (int64, error) {
 
 // AgentPage is one page of agents. NextCursor is "" on the last page.
 type AgentPage struct {
-	Agents     []Agent
+	Agents     []entity.Agent
 	NextCursor string
 }
 
@@ -279,7 +203,7 @@ type AgentPage struct {
 // registration order and capped at MaxAgentsPerProtocol, with the full
 // counts beside.
 type ProtocolAgents struct {
-	Speaking, Refusing           []Agent
+	Speaking, Refusing           []entity.Agent
 	SpeakingCount, RefusingCount int
 }
 
@@ -294,26 +218,26 @@ type Agents interface {
 	// RegisterAgent records a new agent with its first good crawl, or
 	// records the crawl on the agent already registered at url
 	// (created=false).
-	RegisterAgent(ctx context.Context, url string, at time.Time, crawl AgentCrawl, next time.Time) (a Agent, created bool, err error)
+	RegisterAgent(ctx context.Context, url string, at time.Time, crawl entity.AgentCrawl, next time.Time) (a entity.Agent, created bool, err error)
 	// ReserveAgent returns the agent registered at r.URL (created=false),
 	// or adds it, never crawled, within r's caps (ErrAgentDailyCap,
 	// ErrAgentTotalCap); the check and the insert are one step, so
 	// concurrent registrations from one registrant cannot pass a cap.
-	ReserveAgent(ctx context.Context, r AgentReservation) (a Agent, created bool, err error)
+	ReserveAgent(ctx context.Context, r AgentReservation) (a entity.Agent, created bool, err error)
 	// RecordCrawl replaces an agent's state with a good crawl.
-	RecordCrawl(ctx context.Context, id int64, at time.Time, crawl AgentCrawl, next time.Time) error
+	RecordCrawl(ctx context.Context, id int64, at time.Time, crawl entity.AgentCrawl, next time.Time) error
 	// RecordCrawlFailure counts a failed crawl and keeps the last good
 	// state; the failure that makes maxFailures removes the agent
 	// (removed=true).
 	RecordCrawlFailure(ctx context.Context, id int64, at time.Time, reason string, next time.Time, maxFailures int) (removed bool, err error)
 	// GetAgent returns one agent with its lists, or ErrAgentNotFound.
-	GetAgent(ctx context.Context, id int64) (Agent, error)
+	GetAgent(ctx context.Context, id int64) (entity.Agent, error)
 	// ListAgents lists agents without their lists (counts only); an agent
 	// no crawl has read yet is not listed.
 	ListAgents(ctx context.Context, q AgentQuery) (AgentPage, error)
 	// AgentByURL returns the listed agent (read by a crawl) registered at
 	// url with its lists, or ErrAgentNotFound.
-	AgentByURL(ctx context.Context, url string) (Agent, error)
+	AgentByURL(ctx context.Context, url string) (entity.Agent, error)
 	// CountAgents counts the listed agents.
 	CountAgents(ctx context.Context) (int, error)
 	// AgentsFor lists who speaks d and who refuses it.
@@ -337,14 +261,14 @@ func CheckAgentReason(reason string) string {
 
 // PageAgents cuts a page of limit agents from rows read with limit+1 and
 // sets its cursor (the engines' shared keyset step).
-func PageAgents(rows []Agent, limit int) AgentPage {
+func PageAgents(rows []entity.Agent, limit int) AgentPage {
 	p := AgentPage{Agents: rows}
 	if len(rows) > limit {
 		p.Agents = rows[:limit]
 		p.NextCursor = AgentCursor(rows[limit-1].ID)
 	}
 	if p.Agents == nil {
-		p.Agents = []Agent{}
+		p.Agents = []entity.Agent{}
 	}
 	return p
 }

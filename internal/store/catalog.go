@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -15,7 +16,7 @@ import (
 // it first.
 func (q CatalogQuery) Normalize() (CatalogQuery, error) {
 	if q.Publisher != "" {
-		if _, err := PublisherOr(q.Publisher); err != nil {
+		if _, err := entity.PublisherOr(q.Publisher); err != nil {
 			return q, err
 		}
 	}

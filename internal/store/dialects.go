@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // Limits of the A2A and ARD dialects an agent record keeps. The crawler
@@ -18,79 +20,7 @@ const (
 	MaxARDEntryTags     = 32 // tags, and apart capabilities, of one entry
 )
 
-// The signature states of an A2A card (AgentCard.Signature).
-const (
-	SignatureVerified = "verified" // a signature verified against a key its jku names
-	SignatureUnsigned = "unsigned" // the card carries no signatures
-	SignatureInvalid  = "invalid"  // signed, but no signature verified (SignatureReason says why)
-)
-
-// AgentCard is what the directory keeps of an agent's A2A agent card
-// (/.well-known/agent-card.json).
-type AgentCard struct {
-	URL             string         `json:"url"` // where the card was read
-	Name            string         `json:"name"`
-	Description     string         `json:"description"`
-	Version         string         `json:"version"`
-	Skills          []A2ASkill     `json:"skills"`
-	Interfaces      []A2AInterface `json:"interfaces"`
-	SkillCount      int            `json:"skillCount"` // skills the card lists, before the cut to MaxA2ASkills
-	Signature       string         `json:"signature"`  // SignatureVerified, SignatureUnsigned or SignatureInvalid
-	SignatureReason string         `json:"signatureReason"`
-	SignatureKeyID  string         `json:"signatureKeyId"` // the kid of the key that verified
-}
-
-// A2ASkill is one skill of an A2A card.
-type A2ASkill struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Tags        []string `json:"tags"`
-	Examples    []string `json:"examples"`
-}
-
-// A2AInterface is one interface of an A2A card: where and over which
-// protocol binding (JSONRPC, GRPC, HTTP+JSON, …) the agent answers.
-type A2AInterface struct {
-	URL             string `json:"url"`
-	ProtocolBinding string `json:"protocolBinding"`
-	ProtocolVersion string `json:"protocolVersion"`
-}
-
-// AgentManifest is what the directory keeps of an agent's ARD manifest
-// (an ai-catalog document).
-type AgentManifest struct {
-	URL        string     `json:"url"` // where the manifest was read
-	Host       string     `json:"host"`
-	Entries    []ARDEntry `json:"entries"`
-	EntryCount int        `json:"entryCount"` // entries the manifest lists, before the cut to MaxARDEntries
-}
-
-// ARDEntry is one catalog entry of an ARD manifest. URL is the entry's
-// url; an entry carrying its document inline (data) has URL "" and
-// Inline true.
-type ARDEntry struct {
-	Identifier   string   `json:"identifier"`
-	DisplayName  string   `json:"displayName"`
-	Type         string   `json:"type"`
-	URL          string   `json:"url"`
-	Inline       bool     `json:"inline"`
-	Description  string   `json:"description"`
-	Tags         []string `json:"tags"`
-	Capabilities []string `json:"capabilities"`
-	Version      string   `json:"version"`
-}
-
-// DialectState is how one dialect's last crawl of an agent went: Error is
-// its failure ("" after a good read or when the agent does not publish
-// it), Failures the failed reads in a row. A dialect that fails keeps its
-// last good data until it has failed the directory's MaxFailures crawls.
-type DialectState struct {
-	Error    string
-	Failures int
-}
-
-func checkCard(c AgentCard) error {
+func checkCard(c entity.AgentCard) error {
 	bad := func(what string) error { return ErrInvalid.With("agent card: " + what) }
 	switch {
 	case len(c.URL) > MaxAgentURLBytes:
@@ -99,7 +29,7 @@ func checkCard(c AgentCard) error {
 		return bad("name, description or version too long")
 	case len(c.Skills) > MaxA2ASkills || len(c.Interfaces) > MaxA2AInterfaces:
 		return bad("too many skills or interfaces")
-	case c.Signature != SignatureVerified && c.Signature != SignatureUnsigned && c.Signature != SignatureInvalid:
+	case c.Signature != entity.SignatureVerified && c.Signature != entity.SignatureUnsigned && c.Signature != entity.SignatureInvalid:
 		return bad("unknown signature state")
 	case !fitsRunes(c.SignatureReason, MaxAgentErrorRunes) || !fitsRunes(c.SignatureKeyID, MaxA2AShortRunes):
 		return bad("signature reason or key id too long")
@@ -118,7 +48,7 @@ func checkCard(c AgentCard) error {
 	return nil
 }
 
-func checkManifest(m AgentManifest) error {
+func checkManifest(m entity.AgentManifest) error {
 	bad := func(what string) error { return ErrInvalid.With("ARD manifest: " + what) }
 	if len(m.URL) > MaxAgentURLBytes || !fitsRunes(m.Host, MaxAgentNameRunes) || len(m.Entries) > MaxARDEntries {
 		return bad("too long or too many entries")
@@ -168,7 +98,7 @@ func ParseDialect[T any](raw []byte) (*T, error) {
 
 // dialectText is the text of an agent's A2A card and ARD manifest that a
 // text query matches: names, descriptions, skill names and tags.
-func dialectText(c AgentCrawl) string {
+func dialectText(c entity.AgentCrawl) string {
 	var b strings.Builder
 	if a := c.A2A; a != nil {
 		b.WriteString("\n" + a.Name + "\n" + a.Description)

@@ -7,45 +7,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
-// Status is a document's place in its lifecycle.
-type Status string
-
-const (
-	StatusActive     Status = "active"
-	StatusDeprecated Status = "deprecated" // still served; a message and maybe a replacement say what to use
-	StatusWithdrawn  Status = "withdrawn"  // tombstoned by an administrator (Entry.WithdrawnAt)
-)
-
-// Lifecycle is the status a document's publisher (or an administrator)
-// set. A withdrawn entry keeps the lifecycle it had; Entry.Status says
-// withdrawn.
-type Lifecycle struct {
-	Status      Status // StatusActive or StatusDeprecated
-	Message     string
-	Replacement *protocol.Digest
-	// ChangedAt is when the status was last set (nil: never changed); the
-	// raw answer's Deprecation header carries it.
-	ChangedAt *time.Time
-}
-
-// Status is the entry's current status.
-func (e Entry) Status() Status {
-	if e.Withdrawn() {
-		return StatusWithdrawn
-	}
-	if e.Lifecycle.Status == "" {
-		return StatusActive
-	}
-	return e.Lifecycle.Status
-}
-
 // StatusChange is one change of a document's status.
 type StatusChange struct {
-	Status      Status // active, deprecated or withdrawn
-	Message     string // the deprecation message or the withdrawal reason
+	Status      entity.Status // active, deprecated or withdrawn
+	Message     string        // the deprecation message or the withdrawal reason
 	Replacement *protocol.Digest
 	// Actor names who made the change: a publisher, "admin:<token name>".
 	Actor string
@@ -55,15 +24,6 @@ type StatusChange struct {
 	// document's, the change's time). Withdrawals are queued by the engine
 	// whatever the caller asks, so Log stays nil for them.
 	Log *LogEvent
-}
-
-// HistoryEvent is one recorded status change.
-type HistoryEvent struct {
-	At          time.Time
-	Actor       string
-	Status      Status
-	Message     string
-	Replacement *protocol.Digest
 }
 
 // Limits of the lifecycle reads.
@@ -91,15 +51,15 @@ type Lifecycles interface {
 	// transaction, returning the entry as it now is. Withdrawing twice
 	// keeps the first withdrawal (and records nothing); any other change
 	// of a withdrawn entry is ErrWithdrawn.
-	SetStatus(ctx context.Context, d protocol.Digest, c StatusChange) (Entry, error)
+	SetStatus(ctx context.Context, d protocol.Digest, c StatusChange) (entity.Entry, error)
 	// History lists a document's status changes, oldest first, at most
 	// the newest MaxHistory.
-	History(ctx context.Context, d protocol.Digest) ([]HistoryEvent, error)
+	History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error)
 	// Lineage lists the entries of d's lineage: what d supersedes and what
 	// supersedes it, transitively, only through documents of d's publisher,
 	// withdrawn ones left out, oldest first, at most MaxLineage (d among
 	// them when it is listed).
-	Lineage(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	Lineage(ctx context.Context, d protocol.Digest) ([]entity.Entry, error)
 	// Catalog pages through listed entries newest first (see CatalogQuery).
 	Catalog(ctx context.Context, q CatalogQuery) (Page, error)
 	// RestoreLifecycle sets a document's status and history as an archive
@@ -108,19 +68,7 @@ type Lifecycles interface {
 	// history, never set): restored is false otherwise, and nothing
 	// changes. A withdrawn entry keeps its tombstone. The input passes
 	// CheckRestore; an unknown document is ErrNotFound.
-	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc Lifecycle, history []HistoryEvent) (restored bool, err error)
-}
-
-// Publisher is a publisher account.
-type Publisher struct {
-	Name           string
-	DisplayName    string
-	VerifiedDomain string // "" until a domain is verified
-	VerifiedAt     *time.Time
-	// ChallengeDomain and Challenge are the pending verification, if any.
-	ChallengeDomain string
-	Challenge       string
-	CreatedAt       time.Time
+	RestoreLifecycle(ctx context.Context, d protocol.Digest, lc entity.Lifecycle, history []entity.HistoryEvent) (restored bool, err error)
 }
 
 // ErrPublisherUnknown is the answer for a publisher name with no account.
@@ -132,11 +80,11 @@ const MaxPublishers = 10000
 // Publishers is the publisher-account half of the store.
 type Publishers interface {
 	// CreatePublisher stores a new account; a name taken is ErrConflict.
-	CreatePublisher(ctx context.Context, p Publisher) (Publisher, error)
+	CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error)
 	// GetPublisher returns an account or ErrPublisherUnknown.
-	GetPublisher(ctx context.Context, name string) (Publisher, error)
+	GetPublisher(ctx context.Context, name string) (entity.Publisher, error)
 	// ListPublishers lists accounts by name, at most MaxPublishers.
-	ListPublishers(ctx context.Context) ([]Publisher, error)
+	ListPublishers(ctx context.Context) ([]entity.Publisher, error)
 	// SetChallenge records a pending domain verification (replacing any).
 	SetChallenge(ctx context.Context, name, domain, challenge string) error
 	// MarkVerified records domain as verified and clears the challenge.
@@ -153,12 +101,12 @@ const (
 // Check refuses a change no engine stores.
 func (c StatusChange) Check() error {
 	switch c.Status {
-	case StatusActive, StatusDeprecated, StatusWithdrawn:
+	case entity.StatusActive, entity.StatusDeprecated, entity.StatusWithdrawn:
 	default:
 		return ErrInvalid.With(fmt.Sprintf("unknown status %q: use active, deprecated or withdrawn", c.Status))
 	}
 	limit := MaxStatusMessageRunes
-	if c.Status == StatusWithdrawn {
+	if c.Status == entity.StatusWithdrawn {
 		limit = MaxWithdrawReasonRunes
 	}
 	if !utf8.ValidString(c.Message) || utf8.RuneCountInString(c.Message) > limit {
@@ -167,10 +115,10 @@ func (c StatusChange) Check() error {
 	if c.Actor == "" || !utf8.ValidString(c.Actor) || utf8.RuneCountInString(c.Actor) > MaxActorRunes {
 		return ErrInvalid.With("a status change names its actor")
 	}
-	if c.Replacement != nil && c.Status != StatusDeprecated {
+	if c.Replacement != nil && c.Status != entity.StatusDeprecated {
 		return ErrInvalid.With("only a deprecation names a replacement")
 	}
-	if c.Log != nil && (c.Status == StatusWithdrawn || c.Log.Event == "" || c.Log.Event == "publish" || c.Log.Event == "withdraw") {
+	if c.Log != nil && (c.Status == entity.StatusWithdrawn || c.Log.Event == "" || c.Log.Event == "publish" || c.Log.Event == "withdraw") {
 		return ErrInvalid.With("a status change's log event names a change other than a publish or withdrawal (the engine logs those itself)")
 	}
 	return nil
@@ -183,11 +131,11 @@ var ErrPublisherTaken = apperr.New(apperr.Conflict, "publisher_exists", "a publi
 const MaxDisplayNameRunes = 100
 
 // CheckNewPublisher refuses an account no engine stores.
-func CheckNewPublisher(p Publisher) error {
+func CheckNewPublisher(p entity.Publisher) error {
 	if p.Name == "" {
-		return ErrInvalidPublisher
+		return entity.ErrInvalidPublisher
 	}
-	if _, err := PublisherOr(p.Name); err != nil {
+	if _, err := entity.PublisherOr(p.Name); err != nil {
 		return err
 	}
 	if !utf8.ValidString(p.DisplayName) || utf8.RuneCountInString(p.DisplayName) > MaxDisplayNameRunes {
@@ -196,18 +144,15 @@ func CheckNewPublisher(p Publisher) error {
 	return nil
 }
 
-// Deprecated reports whether the entry is deprecated (and not withdrawn).
-func (e Entry) Deprecated() bool { return e.Status() == StatusDeprecated }
-
 // CheckRestore refuses a restored lifecycle no engine stores: a status
 // other than active or deprecated, a deprecation without its time, a
 // replacement that is the document itself or not of a deprecation, more
 // than MaxHistory events, or an event no status change could have made.
-func CheckRestore(d protocol.Digest, lc Lifecycle, history []HistoryEvent) error {
-	if lc.Status != StatusActive && lc.Status != StatusDeprecated {
+func CheckRestore(d protocol.Digest, lc entity.Lifecycle, history []entity.HistoryEvent) error {
+	if lc.Status != entity.StatusActive && lc.Status != entity.StatusDeprecated {
 		return ErrInvalid.With(fmt.Sprintf("a restored status is active or deprecated, not %q", lc.Status))
 	}
-	if lc.Status == StatusDeprecated && lc.ChangedAt == nil {
+	if lc.Status == entity.StatusDeprecated && lc.ChangedAt == nil {
 		return ErrInvalid.With("a restored deprecation has no time")
 	}
 	if len(history) > MaxHistory {

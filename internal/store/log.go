@@ -8,6 +8,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -213,9 +214,9 @@ type FollowState struct {
 type FollowDoc struct {
 	Upstream    string
 	Digest      protocol.Digest
-	Index       int64  // the publish record's index in the upstream's log
-	Status      Status // active, deprecated or withdrawn, by that upstream
-	Message     string // deprecation message or withdrawal reason
+	Index       int64         // the publish record's index in the upstream's log
+	Status      entity.Status // active, deprecated or withdrawn, by that upstream
+	Message     string        // deprecation message or withdrawal reason
 	Replacement *protocol.Digest
 	// Publisher as the upstream attests it (agora-registry/2 records);
 	// "" for /1 records.
@@ -257,32 +258,18 @@ type Follows interface {
 	FollowPublisherSeen(ctx context.Context, upstream, publisher string) (bool, error)
 }
 
-// Webhook is a registered receiver of the log's records.
-type Webhook struct {
-	ID     int64
-	URL    string
-	Secret string
-	Events []string // events delivered; the rest are skipped
-	// Delivered is the next log index to deliver.
-	Delivered    int64
-	Attempts     int        // failed attempts of the record at Delivered
-	FailingSince *time.Time // first failure of that record
-	NextAt       time.Time  // not before: the backoff
-	CreatedAt    time.Time
-}
-
 // Webhooks is the webhook half of the store.
 type Webhooks interface {
 	// CreateWebhook registers a webhook delivering records from index
 	// from on.
-	CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (Webhook, error)
-	ListWebhooks(ctx context.Context) ([]Webhook, error)
+	CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (entity.Webhook, error)
+	ListWebhooks(ctx context.Context) ([]entity.Webhook, error)
 	DeleteWebhook(ctx context.Context, id int64) error // ErrNotFound if none
 	// ClaimWebhooks leases, until now+lease, the webhooks due at now whose
 	// lease ran out, and returns them oldest first: one process delivers
 	// each at a time.
-	ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]Webhook, error)
+	ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]entity.Webhook, error)
 	// SaveWebhookProgress stores a webhook's cursor and backoff and ends
 	// its lease.
-	SaveWebhookProgress(ctx context.Context, w Webhook) error
+	SaveWebhookProgress(ctx context.Context, w entity.Webhook) error
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -28,7 +29,7 @@ const (
 // field-weighted score (higher is better); it orders one answer and means
 // nothing across answers or engines.
 type MatchHit struct {
-	Entry     Entry
+	Entry     entity.Entry
 	Relevance float64
 }
 

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -36,11 +37,13 @@ func (q Query) Normalize() (Query, error) {
 		tags = append(tags, n[0])
 	}
 	q.Tags = tags
-	if q.Publisher != "" && !publisherName.MatchString(q.Publisher) {
-		return q, ErrInvalidPublisher.With(fmt.Sprintf("%q is not a publisher name: use 2 to 39 lower-case letters, digits and '-', starting with a letter or digit", q.Publisher))
+	if q.Publisher != "" {
+		if _, err := entity.PublisherOr(q.Publisher); err != nil {
+			return q, err
+		}
 	}
 	switch q.Status {
-	case "", StatusActive, StatusDeprecated:
+	case "", entity.StatusActive, entity.StatusDeprecated:
 	default:
 		return q, ErrInvalid.With(fmt.Sprintf("unknown status %q: filter by active or deprecated", q.Status))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -49,7 +50,7 @@ func (b ResolveBatch) Probe(i int) *protocol.Digest { return &b.answers[b.order[
 // Found records the row an engine found for Probe(i). An index outside the
 // batch is the engine's bug, reported rather than a panic.
 func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
-	return b.FoundWith(i, Resolution{Title: title, Withdrawn: withdrawn, Status: StatusActive})
+	return b.FoundWith(i, Resolution{Title: title, Withdrawn: withdrawn, Status: entity.StatusActive})
 }
 
 // FoundWith is Found with the whole answer (its digest is the probe's).
@@ -60,7 +61,7 @@ func (b ResolveBatch) FoundWith(i int64, r Resolution) error {
 	a := &b.answers[b.order[i]]
 	r.Digest, r.Found = a.Digest, true
 	if r.Withdrawn {
-		r.Status = StatusWithdrawn
+		r.Status = entity.StatusWithdrawn
 	}
 	*a = r
 	return nil
@@ -91,7 +92,7 @@ func (b ResolveBatch) ReadRows(rows ResolveRows, firstProbe int64) error {
 		if err := rows.Scan(&probe, &r.Title, &r.Withdrawn, &status, &r.Message, &replacement, &r.Publisher); err != nil {
 			return err
 		}
-		r.Status, r.Replacement = Status(status), nil
+		r.Status, r.Replacement = entity.Status(status), nil
 		if len(replacement) > 0 {
 			d, err := StoredDigest(replacement)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -29,10 +30,10 @@ func TestResolveBatchProbesByDigestAndAnswersInTheOrderAsked(t *testing.T) {
 	}
 	want := []Resolution{
 		{Digest: ds[0]},
-		{Digest: ds[1], Found: true, Title: "title 1", Status: StatusActive},
+		{Digest: ds[1], Found: true, Title: "title 1", Status: entity.StatusActive},
 		{Digest: ds[2]},
-		{Digest: ds[3], Found: true, Title: "title 1", Status: StatusActive},
-		{Digest: ds[4], Found: true, Title: "title 7", Withdrawn: true, Status: StatusWithdrawn},
+		{Digest: ds[3], Found: true, Title: "title 1", Status: entity.StatusActive},
+		{Digest: ds[4], Found: true, Title: "title 7", Withdrawn: true, Status: entity.StatusWithdrawn},
 	}
 	got := b.Answers()
 	if len(got) != len(want) {

@@ -6,10 +6,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 )
 
@@ -33,79 +33,6 @@ const (
 	MaxFilterTags   = 5
 	MaxSuccessors   = 100 // entries one Successors call returns
 )
-
-// Entry is one stored protocol document and its metadata. Content is nil
-// unless it was asked for.
-type Entry struct {
-	Digest    protocol.Digest
-	SHA256    [32]byte
-	Size      int
-	Metadata  protocol.Metadata
-	Lints     []protocol.Lint
-	CreatedAt time.Time
-	// Origin is where the document came from: "" for a direct publish,
-	// "import", "example" (seeded), or the upstream registry URL it was
-	// mirrored from.
-	Origin string
-	// Publisher names the publisher whose token first published the
-	// document (DefaultPublisher for documents older than publishers).
-	// Publishing the same bytes again under another publisher changes
-	// nothing.
-	Publisher string
-	// Lifecycle is the status set by the publisher or an administrator.
-	Lifecycle      Lifecycle
-	WithdrawnAt    *time.Time
-	WithdrawReason string
-	// Demoted says why search ranks the entry after every live match
-	// (zero: it does not).
-	Demoted Demotion
-	Content []byte
-}
-
-// Demotion is a set of reasons to rank an entry after every live match of
-// a search, stored in the documents' demoted column. Any reason demotes;
-// the reasons only say what listings show.
-type Demotion uint8
-
-const (
-	// DemotedSuperseded: a listed newer version by the same publisher
-	// supersedes the entry. Engines keep it as versions come and go.
-	DemotedSuperseded Demotion = 1 << 0
-	// DemotedDeprecated: the entry's status is deprecated. SetStatus and
-	// RestoreLifecycle keep it with the status.
-	DemotedDeprecated Demotion = 1 << 1
-)
-
-// Superseded reports whether a newer version of the entry is listed.
-func (e Entry) Superseded() bool { return e.Demoted&DemotedSuperseded != 0 }
-
-// DefaultPublisher is the publisher of tokens and documents that predate
-// publishers and of tokens made without --publisher (tokenless publishes
-// are registry.AnonymousPublisher's).
-const DefaultPublisher = "default"
-
-// ErrInvalidPublisher refuses a malformed publisher name.
-var ErrInvalidPublisher = apperr.New(apperr.Invalid, "invalid_publisher",
-	"a publisher name is 2 to 39 characters: lower-case letters, digits and '-', starting with a letter or digit")
-
-// publisherName is the form of a publisher name (it appears in URLs:
-// /publishers/NAME).
-var publisherName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,38}$`)
-
-// PublisherOr checks a publisher name; "" stands for DefaultPublisher.
-// Engines store what it returns.
-func PublisherOr(p string) (string, error) {
-	if p == "" {
-		return DefaultPublisher, nil
-	}
-	if !publisherName.MatchString(p) {
-		return "", ErrInvalidPublisher.With(fmt.Sprintf("%q is not a publisher name: use 2 to 39 lower-case letters, digits and '-', starting with a letter or digit", p))
-	}
-	return p, nil
-}
-
-// Withdrawn reports whether the entry carries a tombstone.
-func (e Entry) Withdrawn() bool { return e.WithdrawnAt != nil }
 
 // NewDocument is what Put stores.
 type NewDocument struct {
@@ -145,7 +72,7 @@ type Query struct {
 	Publisher string
 	// Status, when set (StatusActive or StatusDeprecated), keeps only
 	// entries of that status.
-	Status Status
+	Status entity.Status
 	Sort   Sort   // "" means relevance with Text, newest without
 	Limit  int    // 0 means DefaultPageSize; capped at MaxPageSize
 	Cursor string // from a previous Page.NextCursor of the same query
@@ -157,7 +84,7 @@ func (q Query) Filtered() bool { return len(q.Tags) > 0 || q.Publisher != "" || 
 // Page is one page of results. NextCursor is "" on the last page.
 // Entries have no Content and withdrawn entries never appear.
 type Page struct {
-	Entries    []Entry
+	Entries    []entity.Entry
 	NextCursor string
 }
 
@@ -224,7 +151,7 @@ type Resolution struct {
 	Title     string // "" when not found
 	Withdrawn bool   // found, but carries a tombstone
 	// Status, Message and Replacement are the lifecycle of a found entry.
-	Status      Status
+	Status      entity.Status
 	Message     string
 	Replacement *protocol.Digest
 	// Publisher is who first published a found entry (Resolve sets it;
@@ -239,55 +166,13 @@ type Stats struct {
 	Tags      int
 }
 
-// Scope is what an API token may do.
-type Scope string
-
-const (
-	ScopePublish Scope = "publish"
-	ScopeAdmin   Scope = "admin"
-	// ScopeRead reads a private registry (--private); publish and admin
-	// imply it.
-	ScopeRead Scope = "read"
-)
-
-// ValidScope reports whether s is a scope a token may carry.
-func ValidScope(s Scope) bool { return s == ScopePublish || s == ScopeAdmin || s == ScopeRead }
-
-// Token is an API token's stored record. The secret itself is never stored;
-// SecretHash is its SHA-256.
-type Token struct {
-	ID   int64
-	Name string
-	// Publisher is the publisher the token publishes as.
-	Publisher  string
-	Scopes     []Scope
-	SecretHash [32]byte
-	CreatedAt  time.Time
-	LastUsedAt *time.Time
-	RevokedAt  *time.Time
-	// CreatedBy is the signed-in user who made the token in the browser
-	// ("" for tokens made on the command line).
-	CreatedBy string
-}
-
-// Has reports whether the token carries a scope; admin implies every
-// scope, publish implies read.
-func (t Token) Has(s Scope) bool {
-	for _, have := range t.Scopes {
-		if have == s || have == ScopeAdmin || (s == ScopeRead && have == ScopePublish) {
-			return true
-		}
-	}
-	return false
-}
-
 // Documents is the document half of the store.
 type Documents interface {
 	// Put stores a prepared document idempotently: if the digest is already
 	// stored it returns the stored entry and created=false (concurrent Puts
 	// of one document make one row). A withdrawn document stays withdrawn.
 	// The write is durable when Put returns.
-	Put(ctx context.Context, doc NewDocument) (e Entry, created bool, err error)
+	Put(ctx context.Context, doc NewDocument) (e entity.Entry, created bool, err error)
 	// PutMany is Put for a batch in one transaction; created[i] tells
 	// whether docs[i] was new.
 	PutMany(ctx context.Context, docs []NewDocument) (created []bool, err error)
@@ -300,10 +185,10 @@ type Documents interface {
 	MatchSearch(ctx context.Context, words []string, limit int) ([]MatchHit, error)
 	// Get returns one entry, with Content when withContent is set.
 	// A withdrawn entry is returned together with ErrWithdrawn.
-	Get(ctx context.Context, d protocol.Digest, withContent bool) (Entry, error)
+	Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error)
 	// Content returns the exact stored bytes and the lifecycle (the hot
 	// path of raw fetches). A withdrawn entry gives ErrWithdrawn.
-	Content(ctx context.Context, d protocol.Digest) ([]byte, Lifecycle, error)
+	Content(ctx context.Context, d protocol.Digest) ([]byte, entity.Lifecycle, error)
 	// Resolve looks up many digests in one round trip (at most MaxResolve),
 	// answering in the order asked, one answer per digest asked (a
 	// duplicate is answered each time). A withdrawn entry is found, with
@@ -342,7 +227,7 @@ type Documents interface {
 	// at most MaxSuccessors: those of d's publisher first, then the others
 	// (claims), each oldest first, so that claims, however many, never
 	// crowd out the publisher's own versions.
-	Successors(ctx context.Context, d protocol.Digest) ([]Entry, error)
+	Successors(ctx context.Context, d protocol.Digest) ([]entity.Entry, error)
 	// Inactive calls fn for the digest of every entry that is withdrawn
 	// or not active (deprecated), in no particular order, saying which
 	// (the raw path's set of documents never answered from a blob file).
@@ -355,18 +240,18 @@ type Documents interface {
 	Stats(ctx context.Context) (Stats, error)
 	// Each calls fn for every entry (withdrawn too) with Content, in
 	// creation order, for export.
-	Each(ctx context.Context, fn func(Entry) error) error
+	Each(ctx context.Context, fn func(entity.Entry) error) error
 }
 
 // Tokens is the API-token half of the store.
 type Tokens interface {
 	// CreateToken stores a token of publisher ("" means DefaultPublisher);
 	// createdBy names the signed-in user who made it ("" for the CLI).
-	CreateToken(ctx context.Context, publisher, name string, scopes []Scope, secretHash [32]byte, createdBy string) (Token, error)
+	CreateToken(ctx context.Context, publisher, name string, scopes []entity.Scope, secretHash [32]byte, createdBy string) (entity.Token, error)
 	// TokenBySecret finds an unrevoked token by its secret's hash, or
 	// ErrTokenUnknown.
-	TokenBySecret(ctx context.Context, secretHash [32]byte) (Token, error)
-	ListTokens(ctx context.Context) ([]Token, error)
+	TokenBySecret(ctx context.Context, secretHash [32]byte) (entity.Token, error)
+	ListTokens(ctx context.Context) ([]entity.Token, error)
 	RevokeToken(ctx context.Context, id int64) error // ErrNotFound if no such id
 	TouchToken(ctx context.Context, id int64, at time.Time) error
 }

@@ -6,25 +6,26 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 func TestTokenHas(t *testing.T) {
-	publish := Token{Scopes: []Scope{ScopePublish}}
-	admin := Token{Scopes: []Scope{ScopeAdmin}}
-	none := Token{}
+	publish := entity.Token{Scopes: []entity.Scope{entity.ScopePublish}}
+	admin := entity.Token{Scopes: []entity.Scope{entity.ScopeAdmin}}
+	none := entity.Token{}
 	switch {
-	case !publish.Has(ScopePublish) || publish.Has(ScopeAdmin):
+	case !publish.Has(entity.ScopePublish) || publish.Has(entity.ScopeAdmin):
 		t.Fatal("a publish token must publish and nothing more")
-	case !admin.Has(ScopeAdmin) || !admin.Has(ScopePublish):
+	case !admin.Has(entity.ScopeAdmin) || !admin.Has(entity.ScopePublish):
 		t.Fatal("an admin token implies publish")
-	case none.Has(ScopePublish):
+	case none.Has(entity.ScopePublish):
 		t.Fatal("a token without scopes may do nothing")
 	}
 }
 
 func TestEntryWithdrawn(t *testing.T) {
 	now := time.Now()
-	if (Entry{}).Withdrawn() || !(Entry{WithdrawnAt: &now}).Withdrawn() {
+	if (entity.Entry{}).Withdrawn() || !(entity.Entry{WithdrawnAt: &now}).Withdrawn() {
 		t.Fatal("Withdrawn must follow WithdrawnAt")
 	}
 }

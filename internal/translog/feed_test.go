@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/agora"
-	"github.com/agora-registry/registry/internal/store"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -28,7 +28,7 @@ func TestChangeFeed(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			srv := security.Start(t, security.Options{Engine: engine})
 			ds := publish(t, srv, "Fed", 5)
-			if err := srv.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, ds[1], "dup"); err != nil {
+			if err := srv.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, ds[1], "dup"); err != nil {
 				t.Fatal(err)
 			}
 			integrate(t, srv)

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/agora"
-	"github.com/agora-registry/registry/internal/store"
 
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/agora-registry/registry/internal/client"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/translog"
@@ -190,7 +190,7 @@ func TestProofsOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			more := publish(t, srv, "Later", 270)
-			if err := srv.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, first[3], "spam\nwith a newline"); err != nil {
+			if err := srv.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, first[3], "spam\nwith a newline"); err != nil {
 				t.Fatal(err)
 			}
 			// No explicit integration: lookup integrates a queued record.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -187,13 +188,13 @@ func TestRecordsAttestThePublisher(t *testing.T) {
 	for _, engine := range security.Engines {
 		t.Run(engine, func(t *testing.T) {
 			srv := security.Start(t, security.Options{Engine: engine})
-			if _, err := srv.Store.CreatePublisher(ctx(t), store.Publisher{Name: "acme", DisplayName: "Acme Inc."}); err != nil {
+			if _, err := srv.Store.CreatePublisher(ctx(t), entity.Publisher{Name: "acme", DisplayName: "Acme Inc."}); err != nil {
 				t.Fatal(err)
 			}
 			if err := srv.Store.MarkVerified(ctx(t), "acme", "acme.example", t0); err != nil {
 				t.Fatal(err)
 			}
-			tok := store.Token{ID: 1, Publisher: "acme", Scopes: []store.Scope{store.ScopePublish}}
+			tok := entity.Token{ID: 1, Publisher: "acme", Scopes: []entity.Scope{entity.ScopePublish}}
 			a, err := srv.Svc.PublishRequest(ctx(t), registry.PublishRequest{Content: []byte("# Acme's\n\nBody.\n"), Publisher: "acme"})
 			if err != nil {
 				t.Fatal(err)
@@ -203,7 +204,7 @@ func TestRecordsAttestThePublisher(t *testing.T) {
 				t.Fatal(err)
 			}
 			repl := b.Entry.Digest
-			if _, err := srv.Svc.SetStatus(ctx(t), tok, a.Entry.Digest, registry.StatusRequest{Status: store.StatusDeprecated, Message: "use next", Replacement: &repl}); err != nil {
+			if _, err := srv.Svc.SetStatus(ctx(t), tok, a.Entry.Digest, registry.StatusRequest{Status: entity.StatusDeprecated, Message: "use next", Replacement: &repl}); err != nil {
 				t.Fatal(err)
 			}
 			integrate(t, srv)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -26,10 +27,10 @@ var Events = []string{agora.LogEventPublish, agora.LogEventWithdraw, agora.LogEv
 func Add(ctx context.Context, st interface {
 	store.Webhooks
 	LogHead(ctx context.Context) (store.LogHead, error)
-}, rawURL, secret string, events []string, fromStart bool) (store.Webhook, error) {
+}, rawURL, secret string, events []string, fromStart bool) (entity.Webhook, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("%q is not an http(s) URL without user information", printable(rawURL)))
+		return entity.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("%q is not an http(s) URL without user information", printable(rawURL)))
 	}
 	if secret == "" {
 		secret = NewSecret()
@@ -37,30 +38,30 @@ func Add(ctx context.Context, st interface {
 	if rest, ok := strings.CutPrefix(secret, agora.WebhookSecretPrefix); ok {
 		// A receiver's Standard Webhooks library decodes it: it must decode.
 		if key, err := base64.StdEncoding.DecodeString(rest); err != nil || len(key) < minSecretBytes {
-			return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("a whsec_ secret is standard base64 of at least %d bytes", minSecretBytes))
+			return entity.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("a whsec_ secret is standard base64 of at least %d bytes", minSecretBytes))
 		}
 	}
 	if len(secret) < minSecretBytes {
-		return store.Webhook{}, ErrBadWebhook.With("the webhook's secret has fewer than 16 characters")
+		return entity.Webhook{}, ErrBadWebhook.With("the webhook's secret has fewer than 16 characters")
 	}
 	var clean []string
 	for _, e := range events {
 		e = strings.TrimSpace(e)
 		if !slices.Contains(Events, e) {
-			return store.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("unknown event %q: a webhook takes %s", printable(e), strings.Join(Events, ", ")))
+			return entity.Webhook{}, ErrBadWebhook.With(fmt.Sprintf("unknown event %q: a webhook takes %s", printable(e), strings.Join(Events, ", ")))
 		}
 		if !slices.Contains(clean, e) {
 			clean = append(clean, e)
 		}
 	}
 	if len(clean) == 0 {
-		return store.Webhook{}, ErrBadWebhook.With("the webhook names no event: it takes " + strings.Join(Events, ", "))
+		return entity.Webhook{}, ErrBadWebhook.With("the webhook names no event: it takes " + strings.Join(Events, ", "))
 	}
 	from := int64(0)
 	if !fromStart {
 		head, err := st.LogHead(ctx)
 		if err != nil {
-			return store.Webhook{}, err
+			return entity.Webhook{}, err
 		}
 		from = head.Size
 	}

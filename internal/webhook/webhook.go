@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -129,7 +130,7 @@ const saveTimeout = 5 * time.Second
 
 // save stores w's cursor and backoff and ends its lease, even when ctx
 // was cancelled by shutdown mid-round.
-func (d *Dispatcher) save(ctx context.Context, w store.Webhook) error {
+func (d *Dispatcher) save(ctx context.Context, w entity.Webhook) error {
 	if ctx.Err() != nil {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 		defer cancel()
@@ -140,7 +141,7 @@ func (d *Dispatcher) save(ctx context.Context, w store.Webhook) error {
 
 // round sends one webhook up to perRound records, for about share (at
 // least one record), and saves where it got.
-func (d *Dispatcher) round(ctx context.Context, w store.Webhook, size int64, share time.Duration) error {
+func (d *Dispatcher) round(ctx context.Context, w entity.Webhook, size int64, share time.Duration) error {
 	start := d.Now()
 	if w.Delivered < size {
 		recs, err := d.st.LogRecords(ctx, w.Delivered, int(min(perRound, size-w.Delivered)))
@@ -229,7 +230,7 @@ func blocked(err error) error {
 	return fmt.Errorf("the webhook's URL is refused: %s", e.Message)
 }
 
-func (d *Dispatcher) post(ctx context.Context, w store.Webhook, r store.LogRecord) error {
+func (d *Dispatcher) post(ctx context.Context, w entity.Webhook, r store.LogRecord) error {
 	c, err := translog.ChangeOf(r)
 	if err != nil {
 		return err

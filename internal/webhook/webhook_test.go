@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/agora-registry/registry/internal/store"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/agora"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/webhook"
@@ -76,7 +76,7 @@ func TestWebhooksDeliverSignedEventsAndRetry(t *testing.T) {
 				}
 				hexes = append(hexes, r.Entry.Digest.Hex())
 			}
-			if err := srv.Svc.Withdraw(ctx(t), store.Token{Name: "test"}, protocol.MustParseDigest(hexes[1]), "spam"); err != nil {
+			if err := srv.Svc.Withdraw(ctx(t), entity.Token{Name: "test"}, protocol.MustParseDigest(hexes[1]), "spam"); err != nil {
 				t.Fatal(err)
 			}
 			if err := srv.Log.Integrate(ctx(t)); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/auth"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -83,8 +84,8 @@ type accountPage struct {
 	CSRF      string
 	User      auth.User
 	Publisher string // the publisher whose tokens are shown
-	Grantable []store.Scope
-	Tokens    []store.Token
+	Grantable []entity.Scope
+	Tokens    []entity.Token
 	NewSecret string // a token just made, shown once
 	NewName   string
 	Error     string
@@ -153,12 +154,12 @@ func (p *Pages) createToken(c echo.Context) error {
 	if grantable == nil {
 		return fail(http.StatusForbidden, "You may not make tokens for the publisher "+strconv.Quote(publisher)+".")
 	}
-	var scopes []store.Scope
+	var scopes []entity.Scope
 	for _, s := range c.Request().PostForm["scope"] {
-		if !slices.Contains(grantable, store.Scope(s)) {
+		if !slices.Contains(grantable, entity.Scope(s)) {
 			return fail(http.StatusForbidden, "You may not grant the scope "+strconv.Quote(s)+".")
 		}
-		scopes = append(scopes, store.Scope(s))
+		scopes = append(scopes, entity.Scope(s))
 	}
 	if len(scopes) == 0 {
 		return fail(http.StatusBadRequest, "Choose at least one scope.")
@@ -183,7 +184,7 @@ func (p *Pages) revokeToken(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/login?next=/account")
 	}
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
-	var tok *store.Token
+	var tok *entity.Token
 	all, err := p.svc.ListTokens(c.Request().Context())
 	if err != nil {
 		return err

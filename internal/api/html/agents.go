@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
@@ -20,14 +21,14 @@ type agentsPage struct {
 	base
 	AgentQuery            string
 	Kind, Speaks, Dialect string
-	Agents                []store.Agent
+	Agents                []entity.Agent
 	NextURL               string
 	Error                 string
 }
 
 type agentPage struct {
 	base
-	Agent       store.Agent
+	Agent       entity.Agent
 	Supported   []agentHash
 	Unsupported []agentHash
 }
@@ -138,7 +139,7 @@ func (p *Pages) titles(ctx context.Context, ds []protocol.Digest) (map[protocol.
 }
 
 // agentName names an agent that gave no name by its URL.
-func agentName(a store.Agent) string {
+func agentName(a entity.Agent) string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -150,7 +151,7 @@ func agentName(a store.Agent) string {
 // (what sort=popular ranks by) beside the raw request counts.
 type adoptionView struct {
 	Hex                          string
-	Speaking, Refusing           []store.Agent
+	Speaking, Refusing           []entity.Agent
 	SpeakingCount, RefusingCount int
 	Fetches, Resolutions         int64
 	Clients                      string // each day's distinct clients, summed, in words

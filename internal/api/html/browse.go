@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/apperr"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -26,7 +27,7 @@ const (
 type homePage struct {
 	base
 	Stats  store.Stats
-	Recent []store.Entry
+	Recent []entity.Entry
 	Tags   []store.TagCount
 }
 
@@ -73,7 +74,7 @@ type browsePage struct {
 	SuggestionURL string
 	// TaskMatches are what task match finds for the words of a search
 	// that found nothing (words need not all appear there).
-	TaskMatches []store.Entry
+	TaskMatches []entity.Entry
 	// ShortPrefix is set when the words look like a hash prefix too short
 	// to name a document.
 	ShortPrefix bool
@@ -307,7 +308,7 @@ const zeroResultMatches = 5
 
 // taskMatches is what task match (no model: the deterministic ranking)
 // finds for a search's words, which need not all appear in a document.
-func (p *Pages) taskMatches(ctx context.Context, text string) ([]store.Entry, error) {
+func (p *Pages) taskMatches(ctx context.Context, text string) ([]entity.Entry, error) {
 	ms, err := p.svc.Match(ctx, registry.MatchRequest{Task: text, Limit: zeroResultMatches})
 	if err != nil {
 		if ae := apperr.As(err); ae != nil && ae.Kind == apperr.Invalid {
@@ -315,7 +316,7 @@ func (p *Pages) taskMatches(ctx context.Context, text string) ([]store.Entry, er
 		}
 		return nil, err
 	}
-	out := make([]store.Entry, 0, len(ms))
+	out := make([]entity.Entry, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, m.Entry)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // TestBrowserDeprecationBannerAndVersionList: a deprecated document's page
@@ -23,7 +23,7 @@ func TestBrowserDeprecationBannerAndVersionList(t *testing.T) {
 	if _, err := srv.svc.CreatePublisher(bg, "acme", "Acme Corp."); err != nil {
 		t.Fatal(err)
 	}
-	publish := func(content string) store.Entry {
+	publish := func(content string) entity.Entry {
 		t.Helper()
 		res, err := srv.svc.PublishRequest(bg, registry.PublishRequest{Content: []byte(content), Publisher: "acme"})
 		if err != nil {
@@ -33,11 +33,11 @@ func TestBrowserDeprecationBannerAndVersionList(t *testing.T) {
 	}
 	v1 := publish("---\nname: Tide Tables\nversion: 1\n---\n\n# Tide Tables\n\nv1.\n")
 	v2 := publish(fmt.Sprintf("---\nname: Tide Tables v2\nversion: 2\nsupersedes: %s\n---\n\n# Tide Tables\n\nv2.\n", v1.Digest.Hex()))
-	tok, err := srv.svc.CreatePublisherToken(bg, "acme", "ci", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreatePublisherToken(bg, "acme", "ci", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.svc.SetStatus(bg, tok.Token, v1.Digest, registry.StatusRequest{Status: store.StatusDeprecated,
+	if _, err := srv.svc.SetStatus(bg, tok.Token, v1.Digest, registry.StatusRequest{Status: entity.StatusDeprecated,
 		Message: "Harbour codes changed <b>not bold</b>; use v2.", Replacement: &v2.Digest}); err != nil {
 		t.Fatal(err)
 	}

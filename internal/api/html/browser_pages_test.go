@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestBrowserPreviewFocusTokenKeptEnterPublishes(t *testing.T) {
 	ctx, _ := newBrowser(t)
 	srv := startServer(t, serverOptions{openPublish: false})
-	tok, err := srv.svc.CreateToken(context.Background(), "browser", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreateToken(context.Background(), "browser", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -12,7 +13,7 @@ import (
 // lifecycle (partial_lifecycle.html): the publisher with its badge, the
 // deprecation's replacement and the version list.
 type lifecycleParts struct {
-	Publisher   store.Publisher
+	Publisher   entity.Publisher
 	Replacement *versionLink
 	Lineage     []lineageItem
 }
@@ -26,7 +27,7 @@ type lineageItem struct {
 // cannot be read is left out (the document itself is still shown).
 func (p *Pages) addLifecycle(ctx context.Context, page *protocolPage) {
 	e := page.Entry
-	page.Publisher = store.Publisher{Name: e.Publisher}
+	page.Publisher = entity.Publisher{Name: e.Publisher}
 	if pub, err := p.svc.Publisher(ctx, e.Publisher); err == nil {
 		page.Publisher = pub
 	} else if !errors.Is(err, store.ErrPublisherUnknown) {
@@ -46,7 +47,7 @@ func (p *Pages) addLifecycle(ctx context.Context, page *protocolPage) {
 	page.Lineage = lineageItems(v, e)
 }
 
-func lineageItems(v registry.VersionList, e store.Entry) []lineageItem {
+func lineageItems(v registry.VersionList, e entity.Entry) []lineageItem {
 	out := make([]lineageItem, 0, len(v.Lineage))
 	for i, l := range v.Lineage {
 		out = append(out, lineageItem{Hex: l.Digest.Hex(), Title: displayTitle(l.Metadata.Title, l.Digest), Version: l.Metadata.Version,

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // TestLogPageAndFeed: /log explains the latest checkpoint (its size,
@@ -27,11 +27,11 @@ func TestLogPageAndFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := srv.svc.CreatePublisherToken(ctx, "acme", "ci", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreatePublisherToken(ctx, "acme", "ci", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.svc.SetStatus(ctx, tok.Token, res.Entry.Digest, registry.StatusRequest{Status: store.StatusDeprecated, Message: "tides moved"}); err != nil {
+	if _, err := srv.svc.SetStatus(ctx, tok.Token, res.Entry.Digest, registry.StatusRequest{Status: entity.StatusDeprecated, Message: "tides moved"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.log.Integrate(ctx); err != nil {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/render"
-	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/web"
 )
 
@@ -29,7 +29,7 @@ type Options struct {
 	OpenPublish bool
 	// Authenticate checks an API token typed into the publish form; nil
 	// means the service's own token check.
-	Authenticate func(ctx context.Context, secret string) (store.Token, error)
+	Authenticate func(ctx context.Context, secret string) (entity.Token, error)
 	// SecureCookies marks cookies Secure (set it when served over HTTPS).
 	SecureCookies bool
 	// Logger receives render failures; nil means slog.Default().

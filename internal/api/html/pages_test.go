@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -134,7 +135,7 @@ func TestErrorPagesAndJSONClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, res.Entry.Digest, "replaced by v2"); err != nil {
+	if err := srv.svc.Withdraw(ctx, entity.Token{Name: "test"}, res.Entry.Digest, "replaced by v2"); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = c.get("/protocols/"+res.Entry.Digest.Hex(), htmlAccept)
@@ -169,7 +170,7 @@ func TestProtocolPageAcceptsBothSpellings(t *testing.T) {
 
 func TestPublishFormKeepsTextOnEveryError(t *testing.T) {
 	srv := startServer(t, serverOptions{openPublish: false})
-	tok, err := srv.svc.CreateToken(context.Background(), "web", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreateToken(context.Background(), "web", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // A private registry answers no read without a session or a read token:
@@ -26,7 +26,7 @@ func TestPrivateModeGatesEveryRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := "/protocol/" + res.Entry.Digest.Hex()
-	reader, err := srv.svc.CreateToken(ctx, "reader", []store.Scope{store.ScopeRead})
+	reader, err := srv.svc.CreateToken(ctx, "reader", []entity.Scope{entity.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agora-registry/registry/internal/api/param"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -17,7 +18,7 @@ import (
 
 type protocolPage struct {
 	base
-	Entry     store.Entry
+	Entry     entity.Entry
 	Hex       string
 	Base64    string
 	Sources   []string
@@ -41,7 +42,7 @@ type versionLink struct {
 
 // setVersions turns the lineage into the page's links.
 func (page *protocolPage) setVersions(v registry.Versions) {
-	link := func(e store.Entry) versionLink {
+	link := func(e entity.Entry) versionLink {
 		return versionLink{Hex: e.Digest.Hex(), Title: displayTitle(e.Metadata.Title, e.Digest), Known: true, Publisher: e.Publisher}
 	}
 	if v.Older != nil {
@@ -140,7 +141,7 @@ func displayTitle(t string, d protocol.Digest) string {
 
 // protocolMeta describes a protocol page for search engines and link
 // previews: the document's description, else a sentence naming it.
-func (p *Pages) protocolMeta(e store.Entry) *pageMeta {
+func (p *Pages) protocolMeta(e entity.Entry) *pageMeta {
 	desc := e.Metadata.Description
 	if desc == "" {
 		desc = "An Agora protocol document, SHA-1 " + e.Digest.Hex() + "."

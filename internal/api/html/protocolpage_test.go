@@ -2,7 +2,6 @@ package html_test
 
 import (
 	"context"
-	"github.com/agora-registry/registry/internal/store"
 	"html"
 	"net/http"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agora-registry/registry/internal/agent"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // codeOf returns the text of the element with the id, unescaped.
@@ -123,7 +123,7 @@ func TestWithdrawnPageNamesReasonAndReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, old.Entry.Digest, "wrong units <cm>"); err != nil {
+	if err := srv.svc.Withdraw(ctx, entity.Token{Name: "test"}, old.Entry.Digest, "wrong units <cm>"); err != nil {
 		t.Fatal(err)
 	}
 	c := newClient(t, srv.URL)
@@ -138,7 +138,7 @@ func TestWithdrawnPageNamesReasonAndReplacement(t *testing.T) {
 		t.Errorf("status %d, want 410", resp.StatusCode)
 	}
 	// Without a reason or a replacement it says so.
-	if err := srv.svc.Withdraw(ctx, store.Token{Name: "test"}, newer.Entry.Digest, ""); err != nil {
+	if err := srv.svc.Withdraw(ctx, entity.Token{Name: "test"}, newer.Entry.Digest, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, body = c.get("/protocols/"+newer.Entry.Digest.Hex(), htmlAccept)

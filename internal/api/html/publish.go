@@ -15,6 +15,7 @@ import (
 	"github.com/agora-registry/registry/internal/api/problem"
 	"github.com/agora-registry/registry/internal/apperr"
 	"github.com/agora-registry/registry/internal/auth"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
@@ -226,37 +227,37 @@ func (p *Pages) submittedContent(c echo.Context) (content string, fromFile bool,
 // the token acted through (the zero token for a tokenless open publish)
 // and who acts, for the log. A token that is given is always checked, so
 // a revoked one never silently works.
-func (p *Pages) authorise(c echo.Context, page publishPage) (store.Token, string, error) {
+func (p *Pages) authorise(c echo.Context, page publishPage) (entity.Token, string, error) {
 	secret := strings.TrimSpace(c.FormValue("token"))
 	if secret == "" && page.User != nil {
 		u := *page.User
 		if len(u.Publishers) == 0 {
-			return store.Token{}, "", apperr.New(apperr.Forbidden, "no_publisher", "You are signed in as "+u.Name()+", but no rule of this registry gives your account a publisher, so you cannot publish. Ask its operator to add one for a group you belong to or your verified email domain.")
+			return entity.Token{}, "", apperr.New(apperr.Forbidden, "no_publisher", "You are signed in as "+u.Name()+", but no rule of this registry gives your account a publisher, so you cannot publish. Ask its operator to add one for a group you belong to or your verified email domain.")
 		}
 		if !slices.Contains(u.Publishers, page.Publisher) {
-			return store.Token{}, "", apperr.New(apperr.Forbidden, "not_your_publisher", "You may not publish as "+strconv.Quote(page.Publisher)+"; choose one of your publishers.")
+			return entity.Token{}, "", apperr.New(apperr.Forbidden, "not_your_publisher", "You may not publish as "+strconv.Quote(page.Publisher)+"; choose one of your publishers.")
 		}
 		return u.Token(page.Publisher), u.Name(), nil
 	}
 	if secret == "" {
 		if p.opts.OpenPublish {
-			return store.Token{}, "anonymous", nil
+			return entity.Token{}, "anonymous", nil
 		}
 		msg := "Publishing on this registry needs an API token with the publish scope."
 		if p.opts.Auth != nil {
 			msg = "Sign in to publish, or enter an API token with the publish scope."
 		}
-		return store.Token{}, "", apperr.New(apperr.Unauthenticated, "missing_token", msg)
+		return entity.Token{}, "", apperr.New(apperr.Unauthenticated, "missing_token", msg)
 	}
 	tok, err := p.opts.Authenticate(c.Request().Context(), secret)
 	if err != nil {
 		if errors.Is(err, store.ErrTokenUnknown) {
-			return store.Token{}, "", store.ErrTokenUnknown.With("This API token is unknown or revoked.")
+			return entity.Token{}, "", store.ErrTokenUnknown.With("This API token is unknown or revoked.")
 		}
-		return store.Token{}, "", err
+		return entity.Token{}, "", err
 	}
-	if !tok.Has(store.ScopePublish) {
-		return store.Token{}, "", apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
+	if !tok.Has(entity.ScopePublish) {
+		return entity.Token{}, "", apperr.New(apperr.Forbidden, "insufficient_scope", "This API token lacks the publish scope.")
 	}
 	return tok, "token:" + tok.Name, nil
 }

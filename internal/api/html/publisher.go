@@ -6,14 +6,15 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 type publisherPage struct {
 	base
-	Publisher store.Publisher
+	Publisher entity.Publisher
 	Latest    bool
-	Entries   []store.Entry
+	Entries   []entity.Entry
 	NextURL   string
 	FirstURL  string
 }
@@ -73,7 +74,7 @@ func browseByPublisher(c echo.Context) (handled bool, err error) {
 	if params.Get("q") != "" || len(params["tag"]) > 0 {
 		return true, store.ErrInvalid.With("the publisher filter lists a publisher's protocols newest first; it does not combine with search words or tags yet")
 	}
-	if _, err := store.PublisherOr(name); err != nil {
+	if _, err := entity.PublisherOr(name); err != nil {
 		return true, err
 	}
 	return true, c.Redirect(http.StatusSeeOther, publisherURL(name, params.Get("latest") == "true", ""))

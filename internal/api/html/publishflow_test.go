@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agora-registry/registry/internal/store"
+	"github.com/agora-registry/registry/internal/entity"
 )
 
 // The publish form never echoes the token, publishes a document
@@ -14,7 +14,7 @@ import (
 // document already stored instead of dropping them.
 func TestPublishFlowConfirmsAndKeeps(t *testing.T) {
 	srv := startServer(t, serverOptions{openPublish: false})
-	tok, err := srv.svc.CreateToken(context.Background(), "web", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreateToken(context.Background(), "web", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -29,7 +30,7 @@ func TestSearchOperators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.st.SetStatus(ctx, old.Entry.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme"}); err != nil {
+	if _, err := srv.st.SetStatus(ctx, old.Entry.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme"}); err != nil {
 		t.Fatal(err)
 	}
 	c := newClient(t, srv.URL)

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/oauth2-proxy/mockoidc"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -48,7 +49,7 @@ func TestBrowserSignInPublishAccountSignOut(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("new-token"))), "making a token")
 	secret := run(t, ctx, "reading the token", chromedp.Evaluate[string](`document.getElementById("new-token").textContent`))
 	tok, err := srv.svc.Authenticate(context.Background(), secret)
-	if err != nil || tok.CreatedBy != "ann@corp.test" || !tok.Has(store.ScopeRead) || tok.Has(store.ScopePublish) {
+	if err != nil || tok.CreatedBy != "ann@corp.test" || !tok.Has(entity.ScopeRead) || tok.Has(entity.ScopePublish) {
 		t.Fatalf("the browser's token: %+v %v", tok, err)
 	}
 	screenshot(t, ctx, "account.png")

@@ -22,6 +22,7 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/agora-registry/registry/internal/auth"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -215,7 +216,7 @@ func TestSignInPublishTokensSignOut(t *testing.T) {
 				t.Fatalf("a token of another publisher: %d", resp.StatusCode)
 			}
 			// Nor revokes one.
-			betaTok, err := srv.svc.CreatePublisherToken(ctx, "beta", "beta ci", []store.Scope{store.ScopePublish})
+			betaTok, err := srv.svc.CreatePublisherToken(ctx, "beta", "beta ci", []entity.Scope{entity.ScopePublish})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +235,7 @@ func TestSignInPublishTokensSignOut(t *testing.T) {
 				t.Fatalf("making a token: %d\n%s", resp.StatusCode, body)
 			}
 			tok, err := srv.svc.Authenticate(ctx, m[1])
-			if err != nil || tok.Publisher != "acme" || tok.CreatedBy != "ann@corp.test" || !tok.Has(store.ScopePublish) {
+			if err != nil || tok.Publisher != "acme" || tok.CreatedBy != "ann@corp.test" || !tok.Has(entity.ScopePublish) {
 				t.Fatalf("the token made in the browser: %+v, %v", tok, err)
 			}
 			resp, _ = fetch(t, ua, "POST", srv.URL+"/account/tokens/"+itoa(tok.ID)+"/revoke", url.Values{"csrf_token": {csrf}})

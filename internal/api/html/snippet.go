@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -116,14 +117,14 @@ func matches(word string, terms []string) bool {
 
 // resultView is a search result as the browse page shows it.
 type resultView struct {
-	store.Entry
+	entity.Entry
 	Title   template.HTML // highlighted
 	Snippet template.HTML // highlighted description part, "" for none
 	// Adoption is what sort=popular ranked it by, in words ("" otherwise).
 	Adoption string
 }
 
-func resultViews(entries []store.Entry, text string) []resultView {
+func resultViews(entries []entity.Entry, text string) []resultView {
 	terms := store.Terms(text)
 	out := make([]resultView, len(entries))
 	for i, e := range entries {

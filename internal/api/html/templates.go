@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/plural"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/labstack/echo/v4"
@@ -42,7 +43,7 @@ func loadTemplates(fsys fs.FS, a *assets, signIn bool) (*templates, error) {
 		"plural":    plural.Count[int],
 		"minPrefix": func() int { return store.MinHashPrefix },
 		"dialectName": func(d string) string {
-			return map[string]string{store.DialectAgora: "Agora", store.DialectA2A: "A2A", store.DialectARD: "ARD"}[d]
+			return map[string]string{entity.DialectAgora: "Agora", entity.DialectA2A: "A2A", entity.DialectARD: "ARD"}[d]
 		},
 	}
 	t := &templates{pages: map[string]*template.Template{}}

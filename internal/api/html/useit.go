@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // snippet is one "Use it" block of a protocol page: text to copy and a
@@ -30,7 +30,7 @@ func quoted(s string) string {
 
 // useIt builds the snippets for a document served at sources (the first
 // is this registry's raw URL) by the registry at publicURL.
-func useIt(e store.Entry, d protocol.Digest, publicURL string, sources []string) []snippet {
+func useIt(e entity.Entry, d protocol.Digest, publicURL string, sources []string) []snippet {
 	raw := sources[0]
 	hex := d.Hex()
 	var list strings.Builder

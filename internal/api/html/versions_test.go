@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -27,7 +28,7 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 	if _, err := srv.svc.CreatePublisher(ctx, "mallory", ""); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := srv.svc.CreatePublisherToken(ctx, "mallory", "attacker", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreatePublisherToken(ctx, "mallory", "attacker", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestSupersedesHijackIsOnlyAClaim(t *testing.T) {
 func TestTokenlessSupersedesIsOnlyAClaim(t *testing.T) {
 	srv := startServer(t, serverOptions{openPublish: true})
 	ctx := context.Background()
-	tok, err := srv.svc.CreateToken(ctx, "ops", []store.Scope{store.ScopePublish})
+	tok, err := srv.svc.CreateToken(ctx, "ops", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestTokenlessSupersedesIsOnlyAClaim(t *testing.T) {
 		len(view.Versions.Claims) != 1 || view.Versions.Claims[0].Hex != spoof {
 		t.Fatalf("a stranger's supersedes is shown as a version: %s", body)
 	}
-	if _, err := srv.svc.CreatePublisherToken(ctx, "anonymous", "x", []store.Scope{store.ScopePublish}); err == nil {
+	if _, err := srv.svc.CreatePublisherToken(ctx, "anonymous", "x", []entity.Scope{entity.ScopePublish}); err == nil {
 		t.Fatal("a token was made for the reserved anonymous publisher")
 	}
 }

@@ -3,9 +3,8 @@ package html
 import (
 	"net/http"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/labstack/echo/v4"
-
-	"github.com/agora-registry/registry/internal/store"
 )
 
 type withdrawnPage struct {
@@ -18,7 +17,7 @@ type withdrawnPage struct {
 
 // withdrawn answers 410 for a withdrawn document: what it was, why it went
 // and what replaces it (the newest newer version by the same publisher).
-func (p *Pages) withdrawn(c echo.Context, e store.Entry) error {
+func (p *Pages) withdrawn(c echo.Context, e entity.Entry) error {
 	page := withdrawnPage{
 		base:   base{Title: "Withdrawn: " + displayTitle(e.Metadata.Title, e.Digest), Meta: p.protocolMeta(e)},
 		Hex:    e.Digest.Hex(),

@@ -22,6 +22,7 @@ import (
 	"github.com/agora-registry/registry/internal/api/html"
 	"github.com/agora-registry/registry/internal/api/openapi"
 	"github.com/agora-registry/registry/internal/directory"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
@@ -233,11 +234,11 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 	t.Cleanup(f.hanging.Close)
 	t.Cleanup(func() { close(stopHanging) }) // before the server closes
 
-	pub, err := svc.CreateToken(ctx, "publisher", []store.Scope{store.ScopePublish})
+	pub, err := svc.CreateToken(ctx, "publisher", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := svc.CreateToken(ctx, "admin", []store.Scope{store.ScopeAdmin})
+	adm, err := svc.CreateToken(ctx, "admin", []entity.Scope{entity.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func newFixture(t *testing.T, opts ...api.Option) *fixture {
 			f.withdrawn = res.Entry.Digest
 		}
 	}
-	if err := svc.Withdraw(ctx, store.Token{Name: "test"}, f.withdrawn, "test"); err != nil {
+	if err := svc.Withdraw(ctx, entity.Token{Name: "test"}, f.withdrawn, "test"); err != nil {
 		t.Fatal(err)
 	}
 	f.lifecycleDocs(t, svc)
@@ -280,8 +281,8 @@ func (f *fixture) lifecycleDocs(t *testing.T, svc *registry.Service) {
 	f.cycle = publish("# Older\n\nReplaced by Kept.\n", "")
 	f.foreign = publish("# Acme's\n\nNot yours.\n", "acme")
 	publish("# Imported\n\nUnder a name without an account.\n", "legacy")
-	admin := store.Token{ID: 1, Name: "fixture", Scopes: []store.Scope{store.ScopeAdmin}}
-	if _, err := svc.SetStatus(ctx, admin, f.cycle, registry.StatusRequest{Status: store.StatusDeprecated, Replacement: &f.doc}); err != nil {
+	admin := entity.Token{ID: 1, Name: "fixture", Scopes: []entity.Scope{entity.ScopeAdmin}}
+	if _, err := svc.SetStatus(ctx, admin, f.cycle, registry.StatusRequest{Status: entity.StatusDeprecated, Replacement: &f.doc}); err != nil {
 		t.Fatal(err)
 	}
 }

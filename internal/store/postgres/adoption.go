@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -222,7 +223,7 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 	if tags == nil {
 		tags = []string{}
 	}
-	var entries []store.Entry
+	var entries []entity.Entry
 	var scores []int64
 	if !hasCursor || cur.Rank > 0 {
 		after, afterDigest := int64(1)<<62, []byte{}

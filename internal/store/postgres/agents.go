@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -16,8 +17,8 @@ const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, las
 	name, description, kinds, well_known_url, supported_count, unsupported_count,
 	agora_error, agora_failures, a2a_signature, a2a_skill_count, a2a_error, a2a_failures, ard_entry_count, ard_error, ard_failures`
 
-func scanAgent(row pgx.Row) (store.Agent, error) {
-	var a store.Agent
+func scanAgent(row pgx.Row) (entity.Agent, error) {
+	var a entity.Agent
 	err := row.Scan(&a.ID, &a.URL, &a.RegisteredAt, &a.LastCrawled, &a.LastSeen, &a.LastError, &a.Failures, &a.NextCrawl,
 		&a.Name, &a.Description, &a.Kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount,
 		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
@@ -32,12 +33,12 @@ func scanAgent(row pgx.Row) (store.Agent, error) {
 
 // RegisterAgent inserts the agent, or records the crawl on the one already
 // registered at url.
-func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl store.AgentCrawl, next time.Time) (store.Agent, bool, error) {
+func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl entity.AgentCrawl, next time.Time) (entity.Agent, bool, error) {
 	if err := store.CheckCrawl(crawl); err != nil {
-		return store.Agent{}, false, err
+		return entity.Agent{}, false, err
 	}
 	if url == "" || len(url) > store.MaxAgentURLBytes {
-		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+		return entity.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
@@ -53,7 +54,7 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 		return writeCrawl(ctx, tx, id, url, at, crawl, next)
 	})
 	if err != nil {
-		return store.Agent{}, false, mapErr(err)
+		return entity.Agent{}, false, mapErr(err)
 	}
 	a, err := s.GetAgent(ctx, id)
 	return a, created, err
@@ -62,9 +63,9 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 // ReserveAgent returns the agent at r.URL, or adds it within the
 // registrant's caps. An advisory lock per registrant makes the count and
 // the insert one step across connections and replicas.
-func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (store.Agent, bool, error) {
+func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (entity.Agent, bool, error) {
 	if r.URL == "" || len(r.URL) > store.MaxAgentURLBytes {
-		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+		return entity.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
@@ -105,14 +106,14 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 		return err
 	})
 	if err != nil {
-		return store.Agent{}, false, mapErr(err)
+		return entity.Agent{}, false, mapErr(err)
 	}
 	a, err := s.GetAgent(ctx, id)
 	return a, created, err
 }
 
 // RecordCrawl replaces an agent's state with a good crawl.
-func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
+func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl entity.AgentCrawl, next time.Time) error {
 	if err := store.CheckCrawl(crawl); err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl s
 }
 
 // writeCrawl writes a good crawl's state and replaces the agent's lists.
-func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Time, c store.AgentCrawl, next time.Time) error {
+func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Time, c entity.AgentCrawl, next time.Time) error {
 	kinds := c.Kinds
 	if kinds == nil {
 		kinds = []string{}
@@ -205,32 +206,32 @@ func (s *Store) RecordCrawlFailure(ctx context.Context, id int64, at time.Time, 
 }
 
 // GetAgent returns one agent with its lists.
-func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
+func (s *Store) GetAgent(ctx context.Context, id int64) (entity.Agent, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	a, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Agent{}, store.ErrAgentNotFound
+		return entity.Agent{}, store.ErrAgentNotFound
 	}
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	var card, manifest []byte
 	if err := s.pool.QueryRow(ctx, `SELECT a2a_card::text, ard_manifest::text FROM agents WHERE id = $1`, id).Scan(&card, &manifest); err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
-	if a.A2A, err = store.ParseDialect[store.AgentCard](card); err != nil {
-		return store.Agent{}, fmt.Errorf("postgres: corrupt agent card of agent %d", id)
+	if a.A2A, err = store.ParseDialect[entity.AgentCard](card); err != nil {
+		return entity.Agent{}, fmt.Errorf("postgres: corrupt agent card of agent %d", id)
 	}
-	if a.ARD, err = store.ParseDialect[store.AgentManifest](manifest); err != nil {
-		return store.Agent{}, fmt.Errorf("postgres: corrupt ARD manifest of agent %d", id)
+	if a.ARD, err = store.ParseDialect[entity.AgentManifest](manifest); err != nil {
+		return entity.Agent{}, fmt.Errorf("postgres: corrupt ARD manifest of agent %d", id)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT digest, supported, sources FROM agent_protocols WHERE agent_id = $1 ORDER BY digest`, id)
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	defer rows.Close()
-	a.Supported, a.Unsupported = []store.AgentProtocol{}, []protocol.Digest{}
+	a.Supported, a.Unsupported = []entity.AgentProtocol{}, []protocol.Digest{}
 	for rows.Next() {
 		var (
 			raw       []byte
@@ -238,14 +239,14 @@ func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
 			sources   []string
 		)
 		if err := rows.Scan(&raw, &supported, &sources); err != nil {
-			return store.Agent{}, mapErr(err)
+			return entity.Agent{}, mapErr(err)
 		}
 		d, err := digestOf(raw)
 		if err != nil {
-			return store.Agent{}, err
+			return entity.Agent{}, err
 		}
 		if supported {
-			a.Supported = append(a.Supported, store.AgentProtocol{Digest: d, Sources: sources})
+			a.Supported = append(a.Supported, entity.AgentProtocol{Digest: d, Sources: sources})
 		} else {
 			a.Unsupported = append(a.Unsupported, d)
 		}
@@ -288,7 +289,7 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 	var out store.ProtocolAgents
 	for _, side := range []struct {
 		supported bool
-		list      *[]store.Agent
+		list      *[]entity.Agent
 		count     *int
 	}{{true, &out.Speaking, &out.SpeakingCount}, {false, &out.Refusing, &out.RefusingCount}} {
 		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM agent_protocols WHERE digest = $1 AND supported = $2`,
@@ -309,7 +310,7 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 }
 
 // AgentByURL returns the listed agent at url.
-func (s *Store) AgentByURL(ctx context.Context, url string) (store.Agent, error) {
+func (s *Store) AgentByURL(ctx context.Context, url string) (entity.Agent, error) {
 	var id int64
 	err := func() error {
 		ctx, cancel := s.op(ctx)
@@ -317,10 +318,10 @@ func (s *Store) AgentByURL(ctx context.Context, url string) (store.Agent, error)
 		return s.pool.QueryRow(ctx, `SELECT id FROM agents WHERE url = $1 AND last_seen_at IS NOT NULL`, url).Scan(&id)
 	}()
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Agent{}, store.ErrAgentNotFound
+		return entity.Agent{}, store.ErrAgentNotFound
 	}
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	return s.GetAgent(ctx, id)
 }

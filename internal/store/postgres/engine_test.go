@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
@@ -58,8 +59,8 @@ func TestEachAcrossChunks(t *testing.T) {
 	if _, err := s.PutMany(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	var seen []store.Entry
-	if err := s.Each(ctx, func(e store.Entry) error { seen = append(seen, e); return nil }); err != nil {
+	var seen []entity.Entry
+	if err := s.Each(ctx, func(e entity.Entry) error { seen = append(seen, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {

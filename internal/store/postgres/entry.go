@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -36,9 +37,9 @@ func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
 
 // scanEntry reads entryColumns (and, with withContent, content) from a row.
 // extra receives further selected columns after those.
-func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error) {
+func scanEntry(row pgx.Row, withContent bool, extra ...any) (entity.Entry, error) {
 	var (
-		e          store.Entry
+		e          entity.Entry
 		digest     []byte
 		sha        []byte
 		supersedes []byte
@@ -58,24 +59,24 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 	}
 	dest = append(dest, extra...)
 	if err := row.Scan(dest...); err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	if len(digest) != protocol.DigestSize || len(sha) != len(e.SHA256) {
-		return store.Entry{}, fmt.Errorf("postgres: stored row has a malformed digest (%d/%d bytes)", len(digest), len(sha))
+		return entity.Entry{}, fmt.Errorf("postgres: stored row has a malformed digest (%d/%d bytes)", len(digest), len(sha))
 	}
 	e.Digest = protocol.Digest(digest)
-	e.Demoted = store.Demotion(demoted)
+	e.Demoted = entity.Demotion(demoted)
 	e.SHA256 = [32]byte(sha)
 	if supersedes != nil {
 		if len(supersedes) != protocol.DigestSize {
-			return store.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed supersedes digest", e.Digest)
+			return entity.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed supersedes digest", e.Digest)
 		}
 		d := protocol.Digest(supersedes)
 		m.Supersedes = &d
 	}
 	if len(lints) > 0 {
 		if err := json.Unmarshal(lints, &e.Lints); err != nil {
-			return store.Entry{}, fmt.Errorf("postgres: stored lints of %s: %w", e.Digest, err)
+			return entity.Entry{}, fmt.Errorf("postgres: stored lints of %s: %w", e.Digest, err)
 		}
 	}
 	if len(e.Lints) == 0 {
@@ -86,10 +87,10 @@ func scanEntry(row pgx.Row, withContent bool, extra ...any) (store.Entry, error)
 		w := withdrawn.UTC()
 		e.WithdrawnAt = &w
 	}
-	lc.Status = store.Status(status)
+	lc.Status = entity.Status(status)
 	if replaced != nil {
 		if len(replaced) != protocol.DigestSize {
-			return store.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed replacement digest", e.Digest)
+			return entity.Entry{}, fmt.Errorf("postgres: stored row %s has a malformed replacement digest", e.Digest)
 		}
 		r := protocol.Digest(replaced)
 		lc.Replacement = &r
@@ -141,7 +142,7 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
 	}
-	publisher, err := store.PublisherOr(nd.Publisher)
+	publisher, err := entity.PublisherOr(nd.Publisher)
 	if err != nil {
 		return nil, err
 	}

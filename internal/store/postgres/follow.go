@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -75,7 +76,7 @@ func scanFollowDocs(rows pgx.Rows) ([]store.FollowDoc, error) {
 			return nil, err
 		}
 		copy(fd.Digest[:], digest)
-		fd.Status = store.Status(status)
+		fd.Status = entity.Status(status)
 		if repl != nil {
 			var r protocol.Digest
 			copy(r[:], repl)

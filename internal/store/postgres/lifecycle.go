@@ -7,17 +7,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // SetStatus applies a status change and records it, in one transaction.
-func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (store.Entry, error) {
+func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (entity.Entry, error) {
 	if err := c.Check(); err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
-	if c.Status == store.StatusWithdrawn && utf8RunesOver(c.Message, MaxWithdrawReasonRunes) {
-		return store.Entry{}, errBadReason
+	if c.Status == entity.StatusWithdrawn && utf8RunesOver(c.Message, MaxWithdrawReasonRunes) {
+		return entity.Entry{}, errBadReason
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
@@ -33,18 +34,18 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 			return store.ErrNotFound
 		case err != nil:
 			return err
-		case withdrawn != nil && c.Status == store.StatusWithdrawn:
+		case withdrawn != nil && c.Status == entity.StatusWithdrawn:
 			return nil // the first withdrawal stands
 		case withdrawn != nil:
 			return store.ErrWithdrawn
 		}
 		switch c.Status {
-		case store.StatusWithdrawn:
+		case entity.StatusWithdrawn:
 			_, err = tx.Exec(ctx, `UPDATE documents SET withdrawn_at = now(), withdraw_reason = $2 WHERE digest = $1`, d[:], c.Message)
 			if err == nil {
 				err = restoreSuperseded(ctx, tx, d)
 			}
-		case store.StatusActive:
+		case entity.StatusActive:
 			_, err = tx.Exec(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = now(),
 				demoted = demoted & ~2 WHERE digest = $1`, d[:])
 		default:
@@ -68,9 +69,9 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		return err
 	})
 	if err != nil {
-		return store.Entry{}, mapErr(err)
+		return entity.Entry{}, mapErr(err)
 	}
-	if c.Status == store.StatusWithdrawn {
+	if c.Status == entity.StatusWithdrawn {
 		s.wrote()
 	}
 	e, err := s.get(ctx, d, false)
@@ -81,7 +82,7 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 }
 
 // History lists a document's newest store.MaxHistory changes, oldest first.
-func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+func (s *Store) History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT at, actor, status, message, replacement FROM
@@ -91,17 +92,17 @@ func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.History
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	out := []store.HistoryEvent{}
+	out := []entity.HistoryEvent{}
 	for rows.Next() {
 		var (
-			ev          store.HistoryEvent
+			ev          entity.HistoryEvent
 			status      string
 			replacement []byte
 		)
 		if err := rows.Scan(&ev.At, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
 			return nil, mapErr(err)
 		}
-		ev.At, ev.Status = ev.At.UTC(), store.Status(status)
+		ev.At, ev.Status = ev.At.UTC(), entity.Status(status)
 		if replacement != nil {
 			r, err := store.StoredDigest(replacement)
 			if err != nil {
@@ -134,7 +135,7 @@ const lineageSQL = `WITH RECURSIVE
 	ORDER BY created_at, digest LIMIT $2`
 
 // Lineage lists d's lineage within its publisher, oldest first.
-func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]entity.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	return s.queryEntries(ctx, lineageSQL, d[:], store.MaxLineage)
@@ -192,7 +193,7 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 		return store.Page{}, mapErr(err)
 	}
 	digests, next := q.Pick(window)
-	page := store.Page{NextCursor: next, Entries: []store.Entry{}}
+	page := store.Page{NextCursor: next, Entries: []entity.Entry{}}
 	if len(digests) == 0 {
 		return page, nil
 	}
@@ -219,7 +220,7 @@ func restoreSuperseded(ctx context.Context, tx pgx.Tx, withdrawn protocol.Digest
 
 // RestoreLifecycle sets a never-changed document's status and history as
 // an archive recorded them.
-func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error) {
+func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc entity.Lifecycle, history []entity.HistoryEvent) (bool, error) {
 	if err := store.CheckRestore(d, lc, history); err != nil {
 		return false, err
 	}

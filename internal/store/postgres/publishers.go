@@ -8,15 +8,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 const publisherColumns = `name, display_name, verified_domain, verified_at, challenge_domain, challenge, created_at`
 
-func scanPublisher(row pgx.Row) (store.Publisher, error) {
-	var p store.Publisher
+func scanPublisher(row pgx.Row) (entity.Publisher, error) {
+	var p entity.Publisher
 	if err := row.Scan(&p.Name, &p.DisplayName, &p.VerifiedDomain, &p.VerifiedAt, &p.ChallengeDomain, &p.Challenge, &p.CreatedAt); err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	p.VerifiedAt = asUTC(p.VerifiedAt)
 	p.CreatedAt = p.CreatedAt.UTC()
@@ -24,33 +25,33 @@ func scanPublisher(row pgx.Row) (store.Publisher, error) {
 }
 
 // CreatePublisher stores a new account.
-func (s *Store) CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error) {
+func (s *Store) CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error) {
 	if err := store.CheckNewPublisher(p); err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	out, err := scanPublisher(s.pool.QueryRow(ctx, `INSERT INTO publishers (name, display_name) VALUES ($1, $2)
 		ON CONFLICT (name) DO NOTHING RETURNING `+publisherColumns, p.Name, p.DisplayName))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Publisher{}, store.ErrPublisherTaken
+		return entity.Publisher{}, store.ErrPublisherTaken
 	}
 	return out, mapErr(err)
 }
 
 // GetPublisher returns one account.
-func (s *Store) GetPublisher(ctx context.Context, name string) (store.Publisher, error) {
+func (s *Store) GetPublisher(ctx context.Context, name string) (entity.Publisher, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	p, err := scanPublisher(s.pool.QueryRow(ctx, `SELECT `+publisherColumns+` FROM publishers WHERE name = $1`, name))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Publisher{}, store.ErrPublisherUnknown
+		return entity.Publisher{}, store.ErrPublisherUnknown
 	}
 	return p, mapErr(err)
 }
 
 // ListPublishers lists accounts by name.
-func (s *Store) ListPublishers(ctx context.Context) ([]store.Publisher, error) {
+func (s *Store) ListPublishers(ctx context.Context) ([]entity.Publisher, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT `+publisherColumns+` FROM publishers ORDER BY name COLLATE "C" LIMIT $1`, store.MaxPublishers)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -17,12 +18,12 @@ import (
 const eachChunk = 200
 
 // Get returns one entry; a withdrawn one comes with ErrWithdrawn.
-func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	e, err := s.get(ctx, d, withContent)
 	if err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	if e.Withdrawn() {
 		e.Content = nil
@@ -31,27 +32,27 @@ func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (s
 	return e, nil
 }
 
-func (s *Store) get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+func (s *Store) get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error) {
 	cols := entryColumns
 	if withContent {
 		cols += contentColumn
 	}
 	e, err := scanEntry(s.pool.QueryRow(ctx, `SELECT `+cols+` FROM documents WHERE digest = $1`, d[:]), withContent)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Entry{}, store.ErrNotFound
+		return entity.Entry{}, store.ErrNotFound
 	}
 	return e, mapErr(err)
 }
 
 // Content is the hot path of raw fetches: one primary-key lookup returning
 // only the bytes, the tombstone and the lifecycle.
-func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, entity.Lifecycle, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var (
 		content   []byte
 		withdrawn bool
-		lc        store.Lifecycle
+		lc        entity.Lifecycle
 		replaced  []byte
 	)
 	err := s.pool.QueryRow(ctx, `SELECT content, withdrawn_at IS NOT NULL, status, status_message, replacement, status_at
@@ -78,7 +79,7 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.L
 // then others', each oldest first, at most store.MaxSuccessors. Each part
 // walks its own index (documents_supersedes_own_idx, documents_supersedes_idx)
 // and stops at the cap, so the work does not grow with the number of claims.
-func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]entity.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	return s.queryEntries(ctx, successorsSQL, d[:], store.MaxSuccessors)
@@ -97,19 +98,19 @@ const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM doc
 			ORDER BY created_at, digest LIMIT $2)) AS successors
 	ORDER BY publisher = (SELECT name FROM own) DESC, created_at, digest LIMIT $2`
 
-func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]store.Entry, error) {
+func (s *Store) queryEntries(ctx context.Context, sql string, args ...any) ([]entity.Entry, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	return collect(rows, func(r pgx.Row) (store.Entry, error) { return scanEntry(r, false) })
+	return collect(rows, func(r pgx.Row) (entity.Entry, error) { return scanEntry(r, false) })
 }
 
 // Each visits every entry with content in creation order (digest order
 // among equal times, as on SQLite, so documents_newest_idx serves it), a
 // chunk per query, so fn may take its time without holding a query open.
-func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
-	var after *store.Entry // nil: from the start
+func (s *Store) Each(ctx context.Context, fn func(entity.Entry) error) error {
+	var after *entity.Entry // nil: from the start
 	for {
 		chunk, err := s.eachChunk(ctx, after)
 		if err != nil {
@@ -128,7 +129,7 @@ func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
 }
 
 // eachChunk reads the chunk after the entry after (nil: the first chunk).
-func (s *Store) eachChunk(ctx context.Context, after *store.Entry) ([]store.Entry, error) {
+func (s *Store) eachChunk(ctx context.Context, after *entity.Entry) ([]entity.Entry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	const sql = `SELECT ` + entryColumns + contentColumn + ` FROM documents %s ORDER BY created_at, digest LIMIT $1`
@@ -145,7 +146,7 @@ func (s *Store) eachChunk(ctx context.Context, after *store.Entry) ([]store.Entr
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var out []store.Entry
+	var out []entity.Entry
 	for rows.Next() {
 		e, err := scanEntry(rows, true)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -362,13 +363,13 @@ func (s *Store) estimate(ctx context.Context, from string, args []any) (float64,
 
 // searchRow is one result and the cursor that points after it.
 type searchRow struct {
-	entry  store.Entry
+	entry  entity.Entry
 	cursor store.Cursor
 }
 
 // makePage cuts rows (at most one more than the page) into a page.
 func makePage(q store.Query, rows []searchRow) store.Page {
-	page := store.Page{Entries: make([]store.Entry, 0, min(len(rows), q.Limit))}
+	page := store.Page{Entries: make([]entity.Entry, 0, min(len(rows), q.Limit))}
 	for i, r := range rows {
 		if i == q.Limit {
 			page.NextCursor = q.EncodeCursor(rows[i-1].cursor)
@@ -391,7 +392,7 @@ func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sort st
 	var out []searchRow
 	for rows.Next() {
 		var (
-			e   store.Entry
+			e   entity.Entry
 			c   = store.Cursor{Rank: float64(rank)}
 			got int32
 		)

@@ -31,7 +31,6 @@ func TestSearchHeadMigrationBackfills(t *testing.T) {
 		}
 		return store.NewDocument{Document: d}
 	}
-	exec(t, dsn, matchIndexShim)
 	// In three tiers, oldest first, so that newest first would invert them.
 	var want []string
 	for _, d := range []store.NewDocument{doc("Ibex both", "An ibex."), doc("Ibex title", "None."), doc("Other", "About the ibex.")} {
@@ -40,7 +39,6 @@ func TestSearchHeadMigrationBackfills(t *testing.T) {
 		}
 		want = append(want, d.Document.Sums.SHA1.Hex())
 	}
-	exec(t, dsn, `DROP TABLE document_match`)
 	if err := migrate.Up(ctx, migrate.Postgres, dsn); err != nil {
 		t.Fatalf("up again: %v", err)
 	}

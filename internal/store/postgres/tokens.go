@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -17,21 +18,21 @@ const MaxTokenNameRunes = 200
 
 const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher, created_by`
 
-func scanToken(row pgx.Row) (store.Token, error) {
+func scanToken(row pgx.Row) (entity.Token, error) {
 	var (
-		t      store.Token
+		t      entity.Token
 		scopes []string
 		secret []byte
 	)
 	if err := row.Scan(&t.ID, &t.Name, &scopes, &secret, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &t.Publisher, &t.CreatedBy); err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	if len(secret) != len(t.SecretHash) {
-		return store.Token{}, fmt.Errorf("postgres: token %d has a malformed secret hash", t.ID)
+		return entity.Token{}, fmt.Errorf("postgres: token %d has a malformed secret hash", t.ID)
 	}
 	t.SecretHash = [32]byte(secret)
 	for _, sc := range scopes {
-		t.Scopes = append(t.Scopes, store.Scope(sc))
+		t.Scopes = append(t.Scopes, entity.Scope(sc))
 	}
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.LastUsedAt = asUTC(t.LastUsedAt)
@@ -40,21 +41,21 @@ func scanToken(row pgx.Row) (store.Token, error) {
 }
 
 // CreateToken stores a token; a secret hash already in use is ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte, createdBy string) (store.Token, error) {
-	publisher, err := store.PublisherOr(publisher)
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []entity.Scope, secretHash [32]byte, createdBy string) (entity.Token, error) {
+	publisher, err := entity.PublisherOr(publisher)
 	if err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxTokenNameRunes {
-		return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters of valid UTF-8", MaxTokenNameRunes))
+		return entity.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters of valid UTF-8", MaxTokenNameRunes))
 	}
 	if len(scopes) == 0 {
-		return store.Token{}, store.ErrInvalid.With("a token needs at least one scope")
+		return entity.Token{}, store.ErrInvalid.With("a token needs at least one scope")
 	}
 	names := make([]string, len(scopes))
 	for i, sc := range scopes {
-		if !store.ValidScope(sc) {
-			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q: use read, publish or admin", sc))
+		if !entity.ValidScope(sc) {
+			return entity.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q: use read, publish or admin", sc))
 		}
 		names[i] = string(sc)
 	}
@@ -63,25 +64,25 @@ func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes 
 	t, err := scanToken(s.pool.QueryRow(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, publisher, created_by) VALUES ($1, $2, $3, $4, $5)
 		RETURNING `+tokenColumns, name, names, secretHash[:], publisher, createdBy))
 	if errors.Is(mapErr(err), store.ErrConflict) {
-		return store.Token{}, store.ErrConflict.With("a token with this secret already exists")
+		return entity.Token{}, store.ErrConflict.With("a token with this secret already exists")
 	}
 	return t, mapErr(err)
 }
 
 // TokenBySecret finds an unrevoked token.
-func (s *Store) TokenBySecret(ctx context.Context, secretHash [32]byte) (store.Token, error) {
+func (s *Store) TokenBySecret(ctx context.Context, secretHash [32]byte) (entity.Token, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	t, err := scanToken(s.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens
 		WHERE secret_hash = $1 AND revoked_at IS NULL`, secretHash[:]))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Token{}, store.ErrTokenUnknown
+		return entity.Token{}, store.ErrTokenUnknown
 	}
 	return t, mapErr(err)
 }
 
 // ListTokens lists every token, revoked ones too, oldest first.
-func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+func (s *Store) ListTokens(ctx context.Context) ([]entity.Token, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id`)

@@ -6,16 +6,17 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 const webhookColumns = `id, url, secret, events, delivered, attempts, failing_since, next_at, created_at`
 
-func scanWebhooks(rows pgx.Rows) ([]store.Webhook, error) {
+func scanWebhooks(rows pgx.Rows) ([]entity.Webhook, error) {
 	defer rows.Close()
-	var out []store.Webhook
+	var out []entity.Webhook
 	for rows.Next() {
-		var w store.Webhook
+		var w entity.Webhook
 		if err := rows.Scan(&w.ID, &w.URL, &w.Secret, &w.Events, &w.Delivered, &w.Attempts, &w.FailingSince, &w.NextAt, &w.CreatedAt); err != nil {
 			return nil, mapErr(err)
 		}
@@ -25,23 +26,23 @@ func scanWebhooks(rows pgx.Rows) ([]store.Webhook, error) {
 }
 
 // CreateWebhook registers a webhook.
-func (s *Store) CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (store.Webhook, error) {
+func (s *Store) CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (entity.Webhook, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `INSERT INTO webhooks (url, secret, events, delivered) VALUES ($1, $2, $3, $4) RETURNING `+webhookColumns,
 		url, secret, events, from)
 	if err != nil {
-		return store.Webhook{}, mapErr(err)
+		return entity.Webhook{}, mapErr(err)
 	}
 	ws, err := scanWebhooks(rows)
 	if err != nil || len(ws) != 1 {
-		return store.Webhook{}, err
+		return entity.Webhook{}, err
 	}
 	return ws[0], nil
 }
 
 // ListWebhooks lists the webhooks, oldest first.
-func (s *Store) ListWebhooks(ctx context.Context) ([]store.Webhook, error) {
+func (s *Store) ListWebhooks(ctx context.Context) ([]entity.Webhook, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
@@ -66,7 +67,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 }
 
 // ClaimWebhooks leases the due webhooks.
-func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]store.Webhook, error) {
+func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]entity.Webhook, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `WITH claimed AS (UPDATE webhooks SET lease_until = $2
@@ -79,7 +80,7 @@ func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Dur
 }
 
 // SaveWebhookProgress stores a webhook's cursor and ends its lease.
-func (s *Store) SaveWebhookProgress(ctx context.Context, w store.Webhook) error {
+func (s *Store) SaveWebhookProgress(ctx context.Context, w entity.Webhook) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, `UPDATE webhooks SET delivered = $2, attempts = $3, failing_since = $4, next_at = $5, lease_until = '-infinity'

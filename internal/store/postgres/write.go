@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -35,12 +36,12 @@ var putSQL = `WITH inserted AS (
 // Put stores a document idempotently. ON CONFLICT DO NOTHING waits for a
 // concurrent insert of the same digest to commit, so of many concurrent
 // Puts exactly one inserts (created=true); the others read its row.
-func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+func (s *Store) Put(ctx context.Context, nd store.NewDocument) (entity.Entry, bool, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	values, err := insertValues(nd)
 	if err != nil {
-		return store.Entry{}, false, err
+		return entity.Entry{}, false, err
 	}
 	queries, headings := store.MatchText(nd.Document)
 	values = append(values, queries, headings)
@@ -54,13 +55,13 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 		}
 		return e, created, nil
 	case !errors.Is(err, pgx.ErrNoRows):
-		return store.Entry{}, false, mapErr(err)
+		return entity.Entry{}, false, mapErr(err)
 	}
 	// Neither inserted nor seen: a concurrent Put of the same document
 	// committed after this statement's snapshot was taken. Read it now.
 	e, err = s.get(ctx, nd.Document.Sums.SHA1, false)
 	if err != nil {
-		return store.Entry{}, false, err
+		return entity.Entry{}, false, err
 	}
 	return e, false, nil
 }

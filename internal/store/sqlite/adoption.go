@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -190,7 +191,7 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 	}
 	tagArgs = append(tagArgs, condArgs...)
 	var (
-		entries []store.Entry
+		entries []entity.Entry
 		scores  []int64
 	)
 	read := func(query string, args ...any) error {

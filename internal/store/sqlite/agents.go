@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -17,9 +18,9 @@ const agentColumns = `id, url, registered_at, last_crawled_at, last_seen_at, las
 	name, description, kinds, well_known_url, supported_count, unsupported_count,
 	agora_error, agora_failures, a2a_signature, a2a_skill_count, a2a_error, a2a_failures, ard_entry_count, ard_error, ard_failures`
 
-func scanAgent(sc scanner) (store.Agent, error) {
+func scanAgent(sc scanner) (entity.Agent, error) {
 	var (
-		a                store.Agent
+		a                entity.Agent
 		registered, next int64
 		crawled, seen    sql.NullInt64
 		kinds            string
@@ -28,12 +29,12 @@ func scanAgent(sc scanner) (store.Agent, error) {
 		&a.Name, &a.Description, &kinds, &a.WellKnownURL, &a.SupportedCount, &a.UnsupportedCount,
 		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
 		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures); err != nil {
-		return store.Agent{}, err
+		return entity.Agent{}, err
 	}
 	a.RegisteredAt, a.NextCrawl = fromMicros(registered), fromMicros(next)
 	a.LastCrawled, a.LastSeen = nullMicros(crawled), nullMicros(seen)
 	if err := json.Unmarshal([]byte(kinds), &a.Kinds); err != nil {
-		return store.Agent{}, fmt.Errorf("corrupt kinds of agent %d", a.ID)
+		return entity.Agent{}, fmt.Errorf("corrupt kinds of agent %d", a.ID)
 	}
 	if a.Kinds == nil {
 		a.Kinds = []string{}
@@ -51,12 +52,12 @@ func nullMicros(v sql.NullInt64) *time.Time {
 
 // RegisterAgent inserts the agent, or records the crawl on the one already
 // registered at url.
-func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl store.AgentCrawl, next time.Time) (store.Agent, bool, error) {
+func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, crawl entity.AgentCrawl, next time.Time) (entity.Agent, bool, error) {
 	if err := store.CheckCrawl(crawl); err != nil {
-		return store.Agent{}, false, err
+		return entity.Agent{}, false, err
 	}
 	if url == "" || len(url) > store.MaxAgentURLBytes {
-		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+		return entity.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
 	}
 	var (
 		id      int64
@@ -75,7 +76,7 @@ func (s *Store) RegisterAgent(ctx context.Context, url string, at time.Time, cra
 		return writeCrawl(ctx, tx, id, url, at, crawl, next)
 	})
 	if err != nil {
-		return store.Agent{}, false, mapErr(err)
+		return entity.Agent{}, false, mapErr(err)
 	}
 	a, err := s.GetAgent(ctx, id)
 	return a, created, err
@@ -89,9 +90,9 @@ const agentCapsQuery = `SELECT (SELECT count(*) FROM agent_registrations WHERE r
 
 // ReserveAgent returns the agent at r.URL, or adds it within the
 // registrant's caps (one write transaction: writes are serialised).
-func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (store.Agent, bool, error) {
+func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (entity.Agent, bool, error) {
 	if r.URL == "" || len(r.URL) > store.MaxAgentURLBytes {
-		return store.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
+		return entity.Agent{}, false, store.ErrInvalid.With("an agent URL is 1 to 2048 bytes")
 	}
 	var (
 		id      int64
@@ -122,14 +123,14 @@ func (s *Store) ReserveAgent(ctx context.Context, r store.AgentReservation) (sto
 		return err
 	})
 	if err != nil {
-		return store.Agent{}, false, mapErr(err)
+		return entity.Agent{}, false, mapErr(err)
 	}
 	a, err := s.GetAgent(ctx, id)
 	return a, created, err
 }
 
 // RecordCrawl replaces an agent's state with a good crawl.
-func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl store.AgentCrawl, next time.Time) error {
+func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl entity.AgentCrawl, next time.Time) error {
 	if err := store.CheckCrawl(crawl); err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl s
 }
 
 // writeCrawl writes a good crawl's state and replaces the agent's lists.
-func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.Time, c store.AgentCrawl, next time.Time) error {
+func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.Time, c entity.AgentCrawl, next time.Time) error {
 	kinds := c.Kinds
 	if kinds == nil {
 		kinds = []string{}
@@ -226,49 +227,49 @@ func (s *Store) RecordCrawlFailure(ctx context.Context, id int64, at time.Time, 
 }
 
 // GetAgent returns one agent with its lists.
-func (s *Store) GetAgent(ctx context.Context, id int64) (store.Agent, error) {
+func (s *Store) GetAgent(ctx context.Context, id int64) (entity.Agent, error) {
 	a, err := scanAgent(s.read.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Agent{}, store.ErrAgentNotFound
+		return entity.Agent{}, store.ErrAgentNotFound
 	}
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	var card, manifest sql.NullString
 	if err := s.read.QueryRowContext(ctx, `SELECT a2a_card, ard_manifest FROM agents WHERE id = ?`, id).Scan(&card, &manifest); err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
-	if a.A2A, err = store.ParseDialect[store.AgentCard]([]byte(card.String)); err != nil {
-		return store.Agent{}, fmt.Errorf("corrupt agent card of agent %d", id)
+	if a.A2A, err = store.ParseDialect[entity.AgentCard]([]byte(card.String)); err != nil {
+		return entity.Agent{}, fmt.Errorf("corrupt agent card of agent %d", id)
 	}
-	if a.ARD, err = store.ParseDialect[store.AgentManifest]([]byte(manifest.String)); err != nil {
-		return store.Agent{}, fmt.Errorf("corrupt ARD manifest of agent %d", id)
+	if a.ARD, err = store.ParseDialect[entity.AgentManifest]([]byte(manifest.String)); err != nil {
+		return entity.Agent{}, fmt.Errorf("corrupt ARD manifest of agent %d", id)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, supported, sources FROM agent_protocols WHERE agent_id = ? ORDER BY hex`, id)
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	defer rows.Close()
-	a.Supported, a.Unsupported = []store.AgentProtocol{}, []protocol.Digest{}
+	a.Supported, a.Unsupported = []entity.AgentProtocol{}, []protocol.Digest{}
 	for rows.Next() {
 		var (
 			hex, sources string
 			supported    bool
 		)
 		if err := rows.Scan(&hex, &supported, &sources); err != nil {
-			return store.Agent{}, mapErr(err)
+			return entity.Agent{}, mapErr(err)
 		}
 		d, err := protocol.ParseDigest(hex)
 		if err != nil {
-			return store.Agent{}, fmt.Errorf("corrupt hash of agent %d", id)
+			return entity.Agent{}, fmt.Errorf("corrupt hash of agent %d", id)
 		}
 		if !supported {
 			a.Unsupported = append(a.Unsupported, d)
 			continue
 		}
-		p := store.AgentProtocol{Digest: d}
+		p := entity.AgentProtocol{Digest: d}
 		if err := json.Unmarshal([]byte(sources), &p.Sources); err != nil {
-			return store.Agent{}, fmt.Errorf("corrupt sources of agent %d", id)
+			return entity.Agent{}, fmt.Errorf("corrupt sources of agent %d", id)
 		}
 		a.Supported = append(a.Supported, p)
 	}
@@ -294,11 +295,11 @@ func (s *Store) ListAgents(ctx context.Context, q store.AgentQuery) (store.Agent
 		args = append(args, q.Kind)
 	}
 	switch q.Dialect {
-	case store.DialectAgora:
+	case entity.DialectAgora:
 		where = append(where, `well_known_url <> ''`)
-	case store.DialectA2A:
+	case entity.DialectA2A:
 		where = append(where, `a2a_signature <> ''`)
-	case store.DialectARD:
+	case entity.DialectARD:
 		where = append(where, `ard_entry_count >= 0`)
 	}
 	if q.Text != "" {
@@ -323,7 +324,7 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 	var out store.ProtocolAgents
 	for _, side := range []struct {
 		supported int
-		list      *[]store.Agent
+		list      *[]entity.Agent
 		count     *int
 	}{{1, &out.Speaking, &out.SpeakingCount}, {0, &out.Refusing, &out.RefusingCount}} {
 		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM agent_protocols WHERE hex = ? AND supported = ?`,
@@ -344,14 +345,14 @@ func (s *Store) AgentsFor(ctx context.Context, d protocol.Digest) (store.Protoco
 }
 
 // AgentByURL returns the listed agent at url.
-func (s *Store) AgentByURL(ctx context.Context, url string) (store.Agent, error) {
+func (s *Store) AgentByURL(ctx context.Context, url string) (entity.Agent, error) {
 	var id int64
 	err := s.read.QueryRowContext(ctx, `SELECT id FROM agents WHERE url = ? AND last_seen_at IS NOT NULL`, url).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Agent{}, store.ErrAgentNotFound
+		return entity.Agent{}, store.ErrAgentNotFound
 	}
 	if err != nil {
-		return store.Agent{}, mapErr(err)
+		return entity.Agent{}, mapErr(err)
 	}
 	return s.GetAgent(ctx, id)
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // entryColumns are the columns scanEntry reads, prefixed with the documents
@@ -34,9 +34,9 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 }
 
 // scanEntry reads entryColumns, followed by extra destinations.
-func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
+func scanEntry(sc scanner, extra ...any) (entity.Entry, error) {
 	var (
-		e                         store.Entry
+		e                         entity.Entry
 		hex, tags, authors, lints string
 		sha                       []byte
 		supersedes                sql.NullString
@@ -49,35 +49,35 @@ func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 		&e.Metadata.Version, &supersedes, &authors, &e.Metadata.License, &e.Metadata.FrontMatter, &lints, &e.Origin,
 		&created, &withdrawn, &e.WithdrawReason, &e.Publisher, &status, &e.Lifecycle.Message, &replaced, &changed, &e.Demoted}
 	if err := sc.Scan(append(dest, extra...)...); err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	d, err := protocol.ParseDigest(hex)
 	if err != nil || len(sha) != len(e.SHA256) {
-		return store.Entry{}, fmt.Errorf("corrupt row %q: bad digest", hex)
+		return entity.Entry{}, fmt.Errorf("corrupt row %q: bad digest", hex)
 	}
 	e.Digest = d
 	copy(e.SHA256[:], sha)
 	if supersedes.Valid {
 		p, err := protocol.ParseDigest(supersedes.String)
 		if err != nil {
-			return store.Entry{}, fmt.Errorf("corrupt row %s: bad supersedes", hex)
+			return entity.Entry{}, fmt.Errorf("corrupt row %s: bad supersedes", hex)
 		}
 		e.Metadata.Supersedes = &p
 	}
 	if err := json.Unmarshal([]byte(tags), &e.Metadata.Tags); err != nil {
-		return store.Entry{}, fmt.Errorf("corrupt row %s: tags: %w", hex, err)
+		return entity.Entry{}, fmt.Errorf("corrupt row %s: tags: %w", hex, err)
 	}
 	if e.Metadata.Tags == nil {
 		e.Metadata.Tags = []string{}
 	}
 	if err := json.Unmarshal([]byte(authors), &e.Metadata.Authors); err != nil {
-		return store.Entry{}, fmt.Errorf("corrupt row %s: authors: %w", hex, err)
+		return entity.Entry{}, fmt.Errorf("corrupt row %s: authors: %w", hex, err)
 	}
 	if len(e.Metadata.Authors) == 0 {
 		e.Metadata.Authors = nil
 	}
 	if err := json.Unmarshal([]byte(lints), &e.Lints); err != nil {
-		return store.Entry{}, fmt.Errorf("corrupt row %s: lints: %w", hex, err)
+		return entity.Entry{}, fmt.Errorf("corrupt row %s: lints: %w", hex, err)
 	}
 	if len(e.Lints) == 0 {
 		e.Lints = nil
@@ -87,11 +87,11 @@ func scanEntry(sc scanner, extra ...any) (store.Entry, error) {
 		t := fromMicros(withdrawn.Int64)
 		e.WithdrawnAt = &t
 	}
-	e.Lifecycle.Status = store.Status(status)
+	e.Lifecycle.Status = entity.Status(status)
 	if replaced.Valid {
 		r, err := protocol.ParseDigest(replaced.String)
 		if err != nil {
-			return store.Entry{}, fmt.Errorf("corrupt row %s: bad replacement", hex)
+			return entity.Entry{}, fmt.Errorf("corrupt row %s: bad replacement", hex)
 		}
 		e.Lifecycle.Replacement = &r
 	}

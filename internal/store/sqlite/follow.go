@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -82,7 +83,7 @@ func scanFollowDocs(rows *sql.Rows) ([]store.FollowDoc, error) {
 		if err != nil {
 			return nil, err
 		}
-		fd.Digest, fd.Status = d, store.Status(status)
+		fd.Digest, fd.Status = d, entity.Status(status)
 		if repl.Valid {
 			r, err := protocol.ParseDigest(repl.String)
 			if err != nil {

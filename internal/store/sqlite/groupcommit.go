@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -23,7 +24,7 @@ const maxGroupedPuts = 64
 // pendingPut is one Put waiting for a commit.
 type pendingPut struct {
 	nd      store.NewDocument
-	entry   store.Entry
+	entry   entity.Entry
 	created bool
 	err     error
 	done    bool // set by the committing goroutine while it holds writeMu
@@ -52,9 +53,9 @@ func (q *putQueue) take(max int) []*pendingPut {
 }
 
 // Put stores one document idempotently; concurrent Puts share a commit.
-func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, bool, error) {
+func (s *Store) Put(ctx context.Context, nd store.NewDocument) (entity.Entry, bool, error) {
 	if err := checkNew(nd); err != nil {
-		return store.Entry{}, false, err
+		return entity.Entry{}, false, err
 	}
 	p := &pendingPut{nd: nd}
 	s.puts.add(p)
@@ -65,7 +66,7 @@ func (s *Store) Put(ctx context.Context, nd store.NewDocument) (store.Entry, boo
 	for !p.done {
 		batch := s.puts.take(maxGroupedPuts)
 		if len(batch) == 0 { // cannot happen: p is queued until it is done
-			return store.Entry{}, false, errors.New("sqlite: a queued Put was lost")
+			return entity.Entry{}, false, errors.New("sqlite: a queued Put was lost")
 		}
 		s.commitPuts(ctx, batch)
 	}
@@ -95,7 +96,7 @@ func (s *Store) commitPuts(ctx context.Context, batch []*pendingPut) {
 // but its error (the insert may have run before the transaction failed).
 func (p *pendingPut) finish(err error) {
 	if err != nil {
-		p.entry, p.created = store.Entry{}, false
+		p.entry, p.created = entity.Entry{}, false
 	}
 	p.err, p.done = err, true
 }

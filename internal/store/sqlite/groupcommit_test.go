@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -16,9 +17,9 @@ import (
 // queuePuts starts one Put per document while the test holds the writer,
 // waits until all are queued, then lets them commit: the first to get the
 // writer commits them as one batch.
-func queuePuts(t *testing.T, s *Store, docs []store.NewDocument) (entries []store.Entry, created []bool, errs []error) {
+func queuePuts(t *testing.T, s *Store, docs []store.NewDocument) (entries []entity.Entry, created []bool, errs []error) {
 	t.Helper()
-	entries, created, errs = make([]store.Entry, len(docs)), make([]bool, len(docs)), make([]error, len(docs))
+	entries, created, errs = make([]entity.Entry, len(docs)), make([]bool, len(docs)), make([]error, len(docs))
 	s.writeMu.Lock()
 	var wg sync.WaitGroup
 	for i, nd := range docs {

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // SetStatus applies a status change and records it, in one transaction.
-func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (store.Entry, error) {
+func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.StatusChange) (entity.Entry, error) {
 	if err := c.Check(); err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		var (
@@ -26,7 +27,7 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 			return store.ErrNotFound
 		case err != nil:
 			return err
-		case withdrawn.Valid && c.Status == store.StatusWithdrawn:
+		case withdrawn.Valid && c.Status == entity.StatusWithdrawn:
 			return nil // the first withdrawal stands
 		case withdrawn.Valid:
 			return store.ErrWithdrawn
@@ -37,9 +38,9 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 			replacement = c.Replacement.Hex()
 		}
 		switch c.Status {
-		case store.StatusWithdrawn:
+		case entity.StatusWithdrawn:
 			err = withdrawTx(ctx, tx, id, c.Message, now)
-		case store.StatusActive:
+		case entity.StatusActive:
 			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = 'active', status_message = '', replacement = NULL, status_at = ?, demoted = demoted & ~2 WHERE id = ?`, now, id)
 		default:
 			_, err = tx.ExecContext(ctx, `UPDATE documents SET status = ?, status_message = ?, replacement = ?, status_at = ?, demoted = demoted | 2 WHERE id = ?`,
@@ -61,7 +62,7 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 		return err
 	})
 	if err != nil {
-		return store.Entry{}, err
+		return entity.Entry{}, err
 	}
 	e, err := s.Get(ctx, d, false)
 	if errors.Is(err, store.ErrWithdrawn) {
@@ -71,7 +72,7 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 }
 
 // History lists a document's newest store.MaxHistory changes, oldest first.
-func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.HistoryEvent, error) {
+func (s *Store) History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT at, actor, status, message, replacement FROM
 		(SELECT id, at, actor, status, message, replacement FROM document_history WHERE hex = ? ORDER BY id DESC LIMIT ?)
 		ORDER BY id`, d.Hex(), store.MaxHistory)
@@ -79,10 +80,10 @@ func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.History
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	out := []store.HistoryEvent{}
+	out := []entity.HistoryEvent{}
 	for rows.Next() {
 		var (
-			ev          store.HistoryEvent
+			ev          entity.HistoryEvent
 			at          int64
 			status      string
 			replacement sql.NullString
@@ -90,7 +91,7 @@ func (s *Store) History(ctx context.Context, d protocol.Digest) ([]store.History
 		if err := rows.Scan(&at, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
 			return nil, mapErr(err)
 		}
-		ev.At, ev.Status = fromMicros(at), store.Status(status)
+		ev.At, ev.Status = fromMicros(at), entity.Status(status)
 		if replacement.Valid {
 			r, err := protocol.ParseDigest(replacement.String)
 			if err != nil {
@@ -129,7 +130,7 @@ const lineageSQL = `WITH RECURSIVE
 	ORDER BY d.created_at, d.hex LIMIT ?2`
 
 // Lineage lists d's lineage within its publisher, oldest first.
-func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+func (s *Store) Lineage(ctx context.Context, d protocol.Digest) ([]entity.Entry, error) {
 	return s.queryEntries(ctx, lineageSQL, d.Hex(), store.MaxLineage)
 }
 
@@ -185,7 +186,7 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 		return store.Page{}, mapErr(err)
 	}
 	digests, next := q.Pick(window)
-	page := store.Page{NextCursor: next, Entries: []store.Entry{}}
+	page := store.Page{NextCursor: next, Entries: []entity.Entry{}}
 	if len(digests) == 0 {
 		return page, nil
 	}
@@ -200,7 +201,7 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 
 // RestoreLifecycle sets a never-changed document's status and history as
 // an archive recorded them.
-func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc store.Lifecycle, history []store.HistoryEvent) (bool, error) {
+func (s *Store) RestoreLifecycle(ctx context.Context, d protocol.Digest, lc entity.Lifecycle, history []entity.HistoryEvent) (bool, error) {
 	if err := store.CheckRestore(d, lc, history); err != nil {
 		return false, err
 	}

@@ -6,19 +6,20 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 const publisherColumns = `name, display_name, verified_domain, verified_at, challenge_domain, challenge, created_at`
 
-func scanPublisher(sc scanner) (store.Publisher, error) {
+func scanPublisher(sc scanner) (entity.Publisher, error) {
 	var (
-		p        store.Publisher
+		p        entity.Publisher
 		verified sql.NullInt64
 		created  int64
 	)
 	if err := sc.Scan(&p.Name, &p.DisplayName, &p.VerifiedDomain, &verified, &p.ChallengeDomain, &p.Challenge, &created); err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
 	if verified.Valid {
 		at := fromMicros(verified.Int64)
@@ -29,11 +30,11 @@ func scanPublisher(sc scanner) (store.Publisher, error) {
 }
 
 // CreatePublisher stores a new account.
-func (s *Store) CreatePublisher(ctx context.Context, p store.Publisher) (store.Publisher, error) {
+func (s *Store) CreatePublisher(ctx context.Context, p entity.Publisher) (entity.Publisher, error) {
 	if err := store.CheckNewPublisher(p); err != nil {
-		return store.Publisher{}, err
+		return entity.Publisher{}, err
 	}
-	var out store.Publisher
+	var out entity.Publisher
 	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = scanPublisher(tx.QueryRowContext(ctx, `INSERT INTO publishers (name, display_name, created_at) VALUES (?, ?, ?)
@@ -47,16 +48,16 @@ func (s *Store) CreatePublisher(ctx context.Context, p store.Publisher) (store.P
 }
 
 // GetPublisher returns one account.
-func (s *Store) GetPublisher(ctx context.Context, name string) (store.Publisher, error) {
+func (s *Store) GetPublisher(ctx context.Context, name string) (entity.Publisher, error) {
 	p, err := scanPublisher(s.read.QueryRowContext(ctx, `SELECT `+publisherColumns+` FROM publishers WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Publisher{}, store.ErrPublisherUnknown
+		return entity.Publisher{}, store.ErrPublisherUnknown
 	}
 	return p, mapErr(err)
 }
 
 // ListPublishers lists accounts by name.
-func (s *Store) ListPublishers(ctx context.Context) ([]store.Publisher, error) {
+func (s *Store) ListPublishers(ctx context.Context) ([]entity.Publisher, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+publisherColumns+` FROM publishers ORDER BY name LIMIT ?`, store.MaxPublishers)
 	if err != nil {
 		return nil, mapErr(err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -17,9 +18,9 @@ const (
 )
 
 // Get returns one entry; a withdrawn one comes with ErrWithdrawn.
-func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (store.Entry, error) {
+func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (entity.Entry, error) {
 	var (
-		e       store.Entry
+		e       entity.Entry
 		err     error
 		content []byte
 	)
@@ -32,9 +33,9 @@ func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (s
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return store.Entry{}, store.ErrNotFound
+		return entity.Entry{}, store.ErrNotFound
 	case err != nil:
-		return store.Entry{}, mapErr(err)
+		return entity.Entry{}, mapErr(err)
 	case e.Withdrawn():
 		e.Content = nil
 		return e, store.ErrWithdrawn
@@ -43,11 +44,11 @@ func (s *Store) Get(ctx context.Context, d protocol.Digest, withContent bool) (s
 }
 
 // Content returns the exact stored bytes and the lifecycle.
-func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.Lifecycle, error) {
+func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, entity.Lifecycle, error) {
 	var (
 		withdrawn, changed sql.NullInt64
 		content            []byte
-		lc                 store.Lifecycle
+		lc                 entity.Lifecycle
 		status             string
 		replaced           sql.NullString
 	)
@@ -61,7 +62,7 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.L
 	case withdrawn.Valid:
 		return nil, lc, store.ErrWithdrawn
 	}
-	lc.Status = store.Status(status)
+	lc.Status = entity.Status(status)
 	if replaced.Valid {
 		r, err := protocol.ParseDigest(replaced.String)
 		if err != nil {
@@ -80,7 +81,7 @@ func (s *Store) Content(ctx context.Context, d protocol.Digest) ([]byte, store.L
 // then others', each oldest first, at most store.MaxSuccessors. Each part
 // walks its own index (documents_supersedes_own, documents_supersedes) and
 // stops at the cap, so the work does not grow with the number of claims.
-func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]store.Entry, error) {
+func (s *Store) Successors(ctx context.Context, d protocol.Digest) ([]entity.Entry, error) {
 	return s.queryEntries(ctx, successorsSQL, d.Hex(), store.MaxSuccessors)
 }
 
@@ -98,17 +99,17 @@ const successorsSQL = `WITH own AS (SELECT coalesce((SELECT p.publisher FROM doc
 	ORDER BY publisher = (SELECT name FROM own) DESC, created_at, hex LIMIT ?2`
 
 // queryEntries runs a query of entryColumns.
-func (s *Store) queryEntries(ctx context.Context, query string, args ...any) ([]store.Entry, error) {
+func (s *Store) queryEntries(ctx context.Context, query string, args ...any) ([]entity.Entry, error) {
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	return collect(rows, func(sc scanner) (store.Entry, error) { return scanEntry(sc) })
+	return collect(rows, func(sc scanner) (entity.Entry, error) { return scanEntry(sc) })
 }
 
 // Each calls fn for every entry with content in creation order, reading in
 // keyset batches.
-func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
+func (s *Store) Each(ctx context.Context, fn func(entity.Entry) error) error {
 	afterTime, afterHex := int64(-1<<63), ""
 	for {
 		batch, err := s.eachBatch(ctx, afterTime, afterHex)
@@ -128,14 +129,14 @@ func (s *Store) Each(ctx context.Context, fn func(store.Entry) error) error {
 	}
 }
 
-func (s *Store) eachBatch(ctx context.Context, afterTime int64, afterHex string) ([]store.Entry, error) {
+func (s *Store) eachBatch(ctx context.Context, afterTime int64, afterHex string) ([]entity.Entry, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+`, c.content FROM documents d JOIN contents c ON c.id = d.id
 		WHERE (d.created_at, d.hex) > (?, ?) ORDER BY d.created_at, d.hex LIMIT ?`, afterTime, afterHex, eachBatch)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var out []store.Entry
+	var out []entity.Entry
 	for rows.Next() {
 		var content []byte
 		e, err := scanEntry(rows, &content)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -138,7 +139,7 @@ func rowFilters(q store.Query, prefix string) ([]string, []any) {
 // read and sorted rather than the newest index walked to its end.
 func listFilters(q store.Query) ([]string, []any) {
 	conds, args := rowFilters(q, "d.")
-	if q.Status == store.StatusDeprecated {
+	if q.Status == entity.StatusDeprecated {
 		conds = append(conds, "d.id IN (SELECT id FROM documents WHERE demoted <> 0)")
 	}
 	return conds, args
@@ -366,8 +367,8 @@ func (s *Store) rowIDs(ctx context.Context, query string, args ...any) ([]int64,
 }
 
 // entriesByID reads entries by row id.
-func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]store.Entry, error) {
-	out := make(map[int64]store.Entry, len(ids))
+func (s *Store) entriesByID(ctx context.Context, ids []int64) (map[int64]entity.Entry, error) {
+	out := make(map[int64]entity.Entry, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}

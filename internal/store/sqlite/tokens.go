@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -17,19 +18,19 @@ const maxTokenNameRunes = 200
 
 const tokenColumns = `id, name, scopes, secret_hash, created_at, last_used_at, revoked_at, publisher, created_by`
 
-func scanToken(sc scanner) (store.Token, error) {
+func scanToken(sc scanner) (entity.Token, error) {
 	var (
-		t                store.Token
+		t                entity.Token
 		scopes           string
 		secret           []byte
 		created          int64
 		lastUsed, revoke sql.NullInt64
 	)
 	if err := sc.Scan(&t.ID, &t.Name, &scopes, &secret, &created, &lastUsed, &revoke, &t.Publisher, &t.CreatedBy); err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil || len(secret) != len(t.SecretHash) {
-		return store.Token{}, fmt.Errorf("corrupt token row %d", t.ID)
+		return entity.Token{}, fmt.Errorf("corrupt token row %d", t.ID)
 	}
 	copy(t.SecretHash[:], secret)
 	t.CreatedAt = fromMicros(created)
@@ -46,24 +47,24 @@ func scanToken(sc scanner) (store.Token, error) {
 
 // CreateToken stores a new token. A secret hash already stored is
 // ErrConflict.
-func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []store.Scope, secretHash [32]byte, createdBy string) (store.Token, error) {
-	publisher, err := store.PublisherOr(publisher)
+func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes []entity.Scope, secretHash [32]byte, createdBy string) (entity.Token, error) {
+	publisher, err := entity.PublisherOr(publisher)
 	if err != nil {
-		return store.Token{}, err
+		return entity.Token{}, err
 	}
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > maxTokenNameRunes {
-		return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters", maxTokenNameRunes))
+		return entity.Token{}, store.ErrInvalid.With(fmt.Sprintf("a token name is 1 to %d characters", maxTokenNameRunes))
 	}
 	if len(scopes) == 0 {
-		return store.Token{}, store.ErrInvalid.With("a token needs at least one scope")
+		return entity.Token{}, store.ErrInvalid.With("a token needs at least one scope")
 	}
 	for _, sc := range scopes {
-		if !store.ValidScope(sc) {
-			return store.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q", sc))
+		if !entity.ValidScope(sc) {
+			return entity.Token{}, store.ErrInvalid.With(fmt.Sprintf("unknown token scope %q", sc))
 		}
 	}
-	var t store.Token
+	var t entity.Token
 	err = s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		row := tx.QueryRowContext(ctx, `INSERT INTO api_tokens (name, scopes, secret_hash, created_at, publisher, created_by) VALUES (?, ?, ?, ?, ?, ?)
 			RETURNING `+tokenColumns, name, jsonText(scopes), secretHash[:], time.Now().UnixMicro(), publisher, createdBy)
@@ -78,17 +79,17 @@ func (s *Store) CreateToken(ctx context.Context, publisher, name string, scopes 
 }
 
 // TokenBySecret finds an unrevoked token by its secret's hash.
-func (s *Store) TokenBySecret(ctx context.Context, secretHash [32]byte) (store.Token, error) {
+func (s *Store) TokenBySecret(ctx context.Context, secretHash [32]byte) (entity.Token, error) {
 	t, err := scanToken(s.read.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens
 		WHERE secret_hash = ? AND revoked_at IS NULL`, secretHash[:]))
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Token{}, store.ErrTokenUnknown
+		return entity.Token{}, store.ErrTokenUnknown
 	}
 	return t, mapErr(err)
 }
 
 // ListTokens lists every token, revoked ones too, oldest first.
-func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+func (s *Store) ListTokens(ctx context.Context) ([]entity.Token, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id`)
 	if err != nil {
 		return nil, mapErr(err)

@@ -8,17 +8,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 const webhookColumns = `id, url, secret, events, delivered, attempts, failing_since, next_at, created_at`
 
-func scanWebhooks(rows *sql.Rows) ([]store.Webhook, error) {
+func scanWebhooks(rows *sql.Rows) ([]entity.Webhook, error) {
 	defer rows.Close()
-	var out []store.Webhook
+	var out []entity.Webhook
 	for rows.Next() {
 		var (
-			w             store.Webhook
+			w             entity.Webhook
 			events        string
 			failing       sql.NullInt64
 			next, created int64
@@ -40,8 +41,8 @@ func scanWebhooks(rows *sql.Rows) ([]store.Webhook, error) {
 }
 
 // CreateWebhook registers a webhook.
-func (s *Store) CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (store.Webhook, error) {
-	var ws []store.Webhook
+func (s *Store) CreateWebhook(ctx context.Context, url, secret string, events []string, from int64) (entity.Webhook, error) {
+	var ws []entity.Webhook
 	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		now := time.Now().UnixMicro()
 		rows, err := tx.QueryContext(ctx, `INSERT INTO webhooks (url, secret, events, delivered, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -53,13 +54,13 @@ func (s *Store) CreateWebhook(ctx context.Context, url, secret string, events []
 		return err
 	})
 	if err != nil || len(ws) != 1 {
-		return store.Webhook{}, err
+		return entity.Webhook{}, err
 	}
 	return ws[0], nil
 }
 
 // ListWebhooks lists the webhooks, oldest first.
-func (s *Store) ListWebhooks(ctx context.Context) ([]store.Webhook, error) {
+func (s *Store) ListWebhooks(ctx context.Context) ([]entity.Webhook, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
 	if err != nil {
 		return nil, mapErr(err)
@@ -85,8 +86,8 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 }
 
 // ClaimWebhooks leases the due webhooks.
-func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]store.Webhook, error) {
-	var ws []store.Webhook
+func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Duration) ([]entity.Webhook, error) {
+	var ws []entity.Webhook
 	err := s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE webhooks SET lease_until = ? WHERE next_at <= ? AND lease_until <= ? RETURNING `+webhookColumns,
 			now.Add(lease).UnixMicro(), now.UnixMicro(), now.UnixMicro())
@@ -96,12 +97,12 @@ func (s *Store) ClaimWebhooks(ctx context.Context, now time.Time, lease time.Dur
 		ws, err = scanWebhooks(rows)
 		return err
 	})
-	slices.SortFunc(ws, func(a, b store.Webhook) int { return cmp.Compare(a.ID, b.ID) }) // RETURNING has no order
+	slices.SortFunc(ws, func(a, b entity.Webhook) int { return cmp.Compare(a.ID, b.ID) }) // RETURNING has no order
 	return ws, err
 }
 
 // SaveWebhookProgress stores a webhook's cursor and ends its lease.
-func (s *Store) SaveWebhookProgress(ctx context.Context, w store.Webhook) error {
+func (s *Store) SaveWebhookProgress(ctx context.Context, w entity.Webhook) error {
 	var failing any
 	if w.FailingSince != nil {
 		failing = w.FailingSince.UnixMicro()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -145,7 +146,7 @@ func checkNew(nd store.NewDocument) error {
 	if nd.Document.Sums.SHA1.IsZero() || len(nd.Document.Content) == 0 {
 		return store.ErrInvalid.With("the document was not prepared (no digest or no content)")
 	}
-	_, err := store.PublisherOr(nd.Publisher)
+	_, err := entity.PublisherOr(nd.Publisher)
 	return err
 }
 
@@ -156,7 +157,7 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	}
 	d := nd.Document
 	m := d.Metadata
-	publisher, _ := store.PublisherOr(nd.Publisher) // checked by checkNew
+	publisher, _ := entity.PublisherOr(nd.Publisher) // checked by checkNew
 	tags := protocol.NormaliseTags(append(append([]string{}, m.Tags...), nd.ExtraTags...))
 	created64 := in.nextCreated()
 	if !nd.CreatedAt.IsZero() {

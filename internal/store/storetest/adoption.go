@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/adoption/sketch"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -15,7 +16,7 @@ import (
 func testAdoption(t *testing.T, open Opener) {
 	s := open(t)
 	c := ctx(t)
-	var es []store.Entry
+	var es []entity.Entry
 	for i := range 5 {
 		tag := "even"
 		if i%2 == 1 {
@@ -75,7 +76,7 @@ func testAdoption(t *testing.T, open Opener) {
 	add(old, es[3].Digest, 100, 0, clients(0, 100))
 	add(today, es[3].Digest, 3, 0, clients(0, 2))
 	for i, u := range []string{"http://a.test/", "http://b.test/"} {
-		_, _, err := s.RegisterAgent(c, u, today, store.AgentCrawl{Name: fmt.Sprint(i), Supported: []store.AgentProtocol{{Digest: es[3].Digest}}}, today.Add(time.Hour))
+		_, _, err := s.RegisterAgent(c, u, today, entity.AgentCrawl{Name: fmt.Sprint(i), Supported: []entity.AgentProtocol{{Digest: es[3].Digest}}}, today.Add(time.Hour))
 		noErr(t, "RegisterAgent", err)
 	}
 
@@ -140,7 +141,7 @@ func testAdoption(t *testing.T, open Opener) {
 	if len(days) != 0 {
 		t.Fatalf("days past retention stay: %+v", days)
 	}
-	byHex := hexes([]store.Entry{es[0], es[1], es[4]})
+	byHex := hexes([]entity.Entry{es[0], es[1], es[4]})
 	slices.Sort(byHex)
 	if got := popular(); fmt.Sprint(got) != fmt.Sprint(append([]string{es[3].Digest.Hex()}, byHex...)) {
 		t.Fatalf("after retention only speaking agents score, then Popular is by hex: %v, want %v first, then %v", got, es[3].Digest.Hex(), byHex)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -20,10 +21,10 @@ func digestN(n int) protocol.Digest {
 	return d
 }
 
-func crawlOf(name string, kinds []string, supported []int, unsupported []int) store.AgentCrawl {
-	c := store.AgentCrawl{Name: name, Description: "the " + name + " agent", Kinds: kinds, WellKnownURL: "http://x/.wellknown"}
+func crawlOf(name string, kinds []string, supported []int, unsupported []int) entity.AgentCrawl {
+	c := entity.AgentCrawl{Name: name, Description: "the " + name + " agent", Kinds: kinds, WellKnownURL: "http://x/.wellknown"}
 	for _, n := range supported {
-		c.Supported = append(c.Supported, store.AgentProtocol{Digest: digestN(n), Sources: []string{fmt.Sprintf("http://src/%d", n)}})
+		c.Supported = append(c.Supported, entity.AgentProtocol{Digest: digestN(n), Sources: []string{fmt.Sprintf("http://src/%d", n)}})
 	}
 	for _, n := range unsupported {
 		c.Unsupported = append(c.Unsupported, digestN(n))
@@ -160,13 +161,13 @@ func testAgents(t *testing.T, open Opener) {
 	if got.Failures != 0 || got.LastError != "" || !sameTime(*got.LastSeen, later) || len(got.Supported) != 1 {
 		t.Fatalf("a good crawl after a failure: %+v", got)
 	}
-	if err := s.RecordCrawl(c, 999999, now, store.AgentCrawl{}, now); !errors.Is(err, store.ErrAgentNotFound) {
+	if err := s.RecordCrawl(c, 999999, now, entity.AgentCrawl{}, now); !errors.Is(err, store.ErrAgentNotFound) {
 		t.Fatalf("RecordCrawl of an unknown agent: %v", err)
 	}
 	if _, err := s.RecordCrawlFailure(c, 999999, now, "x", now, 3); !errors.Is(err, store.ErrAgentNotFound) {
 		t.Fatalf("RecordCrawlFailure of an unknown agent: %v", err)
 	}
-	tooMany := store.AgentCrawl{Supported: make([]store.AgentProtocol, store.MaxAgentProtocols+1)}
+	tooMany := entity.AgentCrawl{Supported: make([]entity.AgentProtocol, store.MaxAgentProtocols+1)}
 	if _, _, err := s.RegisterAgent(c, "http://big.test/", now, tooMany, now); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("a crawl over the limits: %v", err)
 	}
@@ -178,7 +179,7 @@ func testAgentReservations(t *testing.T, open Opener) {
 	s := open(t)
 	c := ctx(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	reserve := func(url, who string, at time.Time) (store.Agent, bool, error) {
+	reserve := func(url, who string, at time.Time) (entity.Agent, bool, error) {
 		return s.ReserveAgent(c, store.AgentReservation{URL: url, Registrant: who, At: at, Next: at.Add(time.Hour), PerDay: 2, Total: 3})
 	}
 	a, created, err := reserve("http://r1.test", "192.0.2.1", now)
@@ -285,30 +286,30 @@ func testAgentDialects(t *testing.T, open Opener) {
 	s := open(t)
 	c := ctx(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	card := &store.AgentCard{
+	card := &entity.AgentCard{
 		URL: "https://a2a.test/.well-known/agent-card.json", Name: "Route Planner", Description: "plans routes", Version: "1.2.0",
-		Skills: []store.A2ASkill{
+		Skills: []entity.A2ASkill{
 			{ID: "route", Name: "Traffic-Aware Routing", Description: "routes", Tags: []string{"maps", "traffic"}, Examples: []string{"from A to B"}},
 			{ID: "bare", Name: "Bare", Tags: []string{}, Examples: []string{}},
 		},
-		Interfaces:      []store.A2AInterface{{URL: "https://a2a.test/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
+		Interfaces:      []entity.A2AInterface{{URL: "https://a2a.test/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
 		SkillCount:      5,
-		Signature:       store.SignatureInvalid,
+		Signature:       entity.SignatureInvalid,
 		SignatureReason: "no signature verified",
 	}
-	manifest := &store.AgentManifest{URL: "https://a2a.test/.well-known/ai-catalog.json", Host: "Acme", EntryCount: 3, Entries: []store.ARDEntry{
+	manifest := &entity.AgentManifest{URL: "https://a2a.test/.well-known/ai-catalog.json", Host: "Acme", EntryCount: 3, Entries: []entity.ARDEntry{
 		{Identifier: "urn:air:a2a.test:agent:x", DisplayName: "Weather Node Ωmega", Type: "application/mcp-server-card+json",
 			URL: "https://a2a.test/x.json", Tags: []string{"weather"}, Capabilities: []string{"Forecast"}},
 		{Identifier: "urn:air:a2a.test:agent:y", DisplayName: "Inline", Type: "application/a2a-agent-card+json", Inline: true, Tags: []string{}, Capabilities: []string{}},
 	}}
-	crawl := store.AgentCrawl{Kinds: []string{}, A2A: card, ARD: manifest,
-		Agora: store.DialectState{Error: "the server answered 404 Not Found", Failures: 2}}
+	crawl := entity.AgentCrawl{Kinds: []string{}, A2A: card, ARD: manifest,
+		Agora: entity.DialectState{Error: "the server answered 404 Not Found", Failures: 2}}
 	a, _, err := s.RegisterAgent(c, "https://a2a.test", now, crawl, now.Add(time.Hour))
 	noErr(t, "RegisterAgent of an A2A agent", err)
 	if !reflect.DeepEqual(a.A2A, card) || !reflect.DeepEqual(a.ARD, manifest) {
 		t.Fatalf("card or manifest changed in the store:\n%+v\n%+v", a.A2A, a.ARD)
 	}
-	if a.Agora != crawl.Agora || a.A2AState != (store.DialectState{}) || !reflect.DeepEqual(a.Dialects(), []string{"a2a", "ard"}) {
+	if a.Agora != crawl.Agora || a.A2AState != (entity.DialectState{}) || !reflect.DeepEqual(a.Dialects(), []string{"a2a", "ard"}) {
 		t.Fatalf("dialect states: %+v %+v %v", a.Agora, a.A2AState, a.Dialects())
 	}
 	other, _, err := s.RegisterAgent(c, "http://agora.test", now, crawlOf("Agora Only", nil, []int{1}, nil), now.Add(time.Hour))
@@ -323,7 +324,7 @@ func testAgentDialects(t *testing.T, open Opener) {
 		var ids []int64
 		for _, x := range p.Agents {
 			ids = append(ids, x.ID)
-			if x.ID == a.ID && (x.CardSignature != store.SignatureInvalid || x.CardSkillCount != 5 || x.ARDEntryCount != 3 || x.A2A != nil) {
+			if x.ID == a.ID && (x.CardSignature != entity.SignatureInvalid || x.CardSkillCount != 5 || x.ARDEntryCount != 3 || x.A2A != nil) {
 				t.Fatalf("list view of the A2A agent: %+v", x)
 			}
 		}
@@ -333,9 +334,9 @@ func testAgentDialects(t *testing.T, open Opener) {
 		q    store.AgentQuery
 		want []int64
 	}{
-		{store.AgentQuery{Dialect: store.DialectA2A}, []int64{a.ID}},
-		{store.AgentQuery{Dialect: store.DialectARD}, []int64{a.ID}},
-		{store.AgentQuery{Dialect: store.DialectAgora}, []int64{other.ID}},
+		{store.AgentQuery{Dialect: entity.DialectA2A}, []int64{a.ID}},
+		{store.AgentQuery{Dialect: entity.DialectARD}, []int64{a.ID}},
+		{store.AgentQuery{Dialect: entity.DialectAgora}, []int64{other.ID}},
 		{store.AgentQuery{Text: "traffic-aware"}, []int64{a.ID}}, // a skill's name
 		{store.AgentQuery{Text: "MAPS"}, []int64{a.ID}},          // a skill's tag
 		{store.AgentQuery{Text: "ωMEGA"}, []int64{a.ID}},         // an ARD entry's name
@@ -352,15 +353,15 @@ func testAgentDialects(t *testing.T, open Opener) {
 	noErr(t, "RecordCrawl", s.RecordCrawl(c, a.ID, now, crawlOf("Now Agora", nil, []int{2}, nil), now.Add(time.Hour)))
 	got, err := s.GetAgent(c, a.ID)
 	noErr(t, "GetAgent", err)
-	if got.A2A != nil || got.ARD != nil || got.CardSignature != "" || got.ARDEntryCount != -1 || list(store.AgentQuery{Dialect: store.DialectA2A}) != nil {
+	if got.A2A != nil || got.ARD != nil || got.CardSignature != "" || got.ARDEntryCount != -1 || list(store.AgentQuery{Dialect: entity.DialectA2A}) != nil {
 		t.Fatalf("a crawl without a card kept it: %+v", got)
 	}
 	// The limits hold in the store too.
-	for name, bad := range map[string]store.AgentCrawl{
-		"skills":    {A2A: &store.AgentCard{Signature: store.SignatureUnsigned, Skills: make([]store.A2ASkill, store.MaxA2ASkills+1)}},
-		"signature": {A2A: &store.AgentCard{Signature: "trusted"}},
-		"entries":   {ARD: &store.AgentManifest{Entries: make([]store.ARDEntry, store.MaxARDEntries+1)}},
-		"tags":      {ARD: &store.AgentManifest{Entries: []store.ARDEntry{{Tags: make([]string, store.MaxARDEntryTags+1)}}}},
+	for name, bad := range map[string]entity.AgentCrawl{
+		"skills":    {A2A: &entity.AgentCard{Signature: entity.SignatureUnsigned, Skills: make([]entity.A2ASkill, store.MaxA2ASkills+1)}},
+		"signature": {A2A: &entity.AgentCard{Signature: "trusted"}},
+		"entries":   {ARD: &entity.AgentManifest{Entries: make([]entity.ARDEntry, store.MaxARDEntries+1)}},
+		"tags":      {ARD: &entity.AgentManifest{Entries: []entity.ARDEntry{{Tags: make([]string, store.MaxARDEntryTags+1)}}}},
 	} {
 		if err := s.RecordCrawl(c, a.ID, now, bad, now); !errors.Is(err, store.ErrInvalid) {
 			t.Fatalf("%s over the limits: %v", name, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -100,7 +101,7 @@ func testPut(t *testing.T, open Opener) {
 			wg      sync.WaitGroup
 			mu      sync.Mutex
 			created int
-			entries []store.Entry
+			entries []entity.Entry
 			errs    []error
 		)
 		start := make(chan struct{})
@@ -219,7 +220,7 @@ Send a JSON object with "location" and "date".
 	nd.Origin = "https://upstream.example.org"
 	e := put(t, s, nd)
 
-	for _, got := range []store.Entry{e, mustGet(t, s, e.Digest)} {
+	for _, got := range []entity.Entry{e, mustGet(t, s, e.Digest)} {
 		m := got.Metadata
 		want := nd.Document.Metadata
 		switch {
@@ -254,7 +255,7 @@ Send a JSON object with "location" and "date".
 		t.Fatal("test bug: expected lints for a document without front matter")
 	}
 	pe := put(t, s, plain)
-	for _, got := range []store.Entry{pe, mustGet(t, s, pe.Digest)} {
+	for _, got := range []entity.Entry{pe, mustGet(t, s, pe.Digest)} {
 		if fmt.Sprint(got.Lints) != fmt.Sprint(plain.Document.Lints) {
 			t.Fatalf("lints %v, want %v", got.Lints, plain.Document.Lints)
 		}
@@ -269,7 +270,7 @@ Send a JSON object with "location" and "date".
 	}
 }
 
-func mustGet(t testing.TB, s store.Store, d protocol.Digest) store.Entry {
+func mustGet(t testing.TB, s store.Store, d protocol.Digest) entity.Entry {
 	t.Helper()
 	e, err := s.Get(ctx(t), d, false)
 	noErr(t, "Get "+d.Hex(), err)
@@ -418,8 +419,8 @@ func testImport(t *testing.T, open Opener) {
 			t.Fatalf("Tags counts a withdrawn import: %v", tags)
 		}
 	}
-	var exported []store.Entry
-	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error { exported = append(exported, e); return nil }))
+	var exported []entity.Entry
+	noErr(t, "Each", s.Each(ctx(t), func(e entity.Entry) error { exported = append(exported, e); return nil }))
 	if len(exported) != 3 || exported[0].Digest != e.Digest {
 		t.Fatalf("Each visited %v, want 3 entries, the one from 2001 first", hexes(exported))
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -13,7 +14,7 @@ import (
 // bad status or publisher is refused.
 func testSearchFilters(t *testing.T, open Opener) {
 	s := open(t)
-	add := func(publisher, title string, tags ...string) store.Entry {
+	add := func(publisher, title string, tags ...string) entity.Entry {
 		nd := prepare(t, simpleDoc(title, "Alerts for "+title, tags, "Body."))
 		nd.Publisher = publisher
 		return put(t, s, nd)
@@ -22,7 +23,7 @@ func testSearchFilters(t *testing.T, open Opener) {
 	acmeNew := add("acme", "Storm warning two", "weather", "alerts")
 	globex := add("globex", "Storm warning three", "weather")
 	money := add("acme", "Currency rates", "currency")
-	_, err := s.SetStatus(ctx(t), acmeOld.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme"})
+	_, err := s.SetStatus(ctx(t), acmeOld.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme"})
 	noErr(t, "SetStatus deprecated", err)
 
 	all := func(q store.Query) []string {
@@ -41,7 +42,7 @@ func testSearchFilters(t *testing.T, open Opener) {
 		t.Fatalf("%+v pages on and on", q)
 		return nil
 	}
-	set := func(es ...store.Entry) []string {
+	set := func(es ...entity.Entry) []string {
 		out := hexes(es)
 		slices.Sort(out)
 		return out
@@ -56,11 +57,11 @@ func testSearchFilters(t *testing.T, open Opener) {
 		{"publisher and prefix", store.Query{Publisher: "globex", Text: "war"}, set(globex)},
 		{"publisher and tag", store.Query{Publisher: "acme", Tags: []string{"weather"}}, set(acmeOld, acmeNew)},
 		{"publisher, tags and words", store.Query{Publisher: "acme", Tags: []string{"weather", "alerts"}, Text: "storm"}, set(acmeNew)},
-		{"deprecated alone", store.Query{Status: store.StatusDeprecated}, set(acmeOld)},
-		{"deprecated and words", store.Query{Status: store.StatusDeprecated, Text: "storm"}, set(acmeOld)},
-		{"active and words", store.Query{Status: store.StatusActive, Text: "storm"}, set(acmeNew, globex)},
-		{"active and tag", store.Query{Status: store.StatusActive, Tags: []string{"weather"}}, set(acmeNew, globex)},
-		{"active publisher", store.Query{Status: store.StatusActive, Publisher: "acme"}, set(acmeNew, money)},
+		{"deprecated alone", store.Query{Status: entity.StatusDeprecated}, set(acmeOld)},
+		{"deprecated and words", store.Query{Status: entity.StatusDeprecated, Text: "storm"}, set(acmeOld)},
+		{"active and words", store.Query{Status: entity.StatusActive, Text: "storm"}, set(acmeNew, globex)},
+		{"active and tag", store.Query{Status: entity.StatusActive, Tags: []string{"weather"}}, set(acmeNew, globex)},
+		{"active publisher", store.Query{Status: entity.StatusActive, Publisher: "acme"}, set(acmeNew, money)},
 		{"no such publisher", store.Query{Publisher: "initech", Text: "storm"}, nil},
 	}
 	for _, c := range cases {
@@ -96,5 +97,5 @@ func testSearchFilters(t *testing.T, open Opener) {
 	_, err = s.Summarize(ctx(t), store.Query{Status: "retired"}, false)
 	wantErr(t, "status retired", err, store.ErrInvalid)
 	_, err = s.Search(ctx(t), store.Query{Publisher: "Not A Name"})
-	wantErr(t, "a malformed publisher", err, store.ErrInvalidPublisher)
+	wantErr(t, "a malformed publisher", err, entity.ErrInvalidPublisher)
 }

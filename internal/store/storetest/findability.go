@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -99,7 +100,7 @@ func testFindability(t *testing.T, open Opener) {
 
 	t.Run("Superseded", func(t *testing.T) {
 		s := open(t)
-		own := func(content string) store.Entry {
+		own := func(content string) entity.Entry {
 			nd := prepare(t, content)
 			nd.Publisher = "acme"
 			return put(t, s, nd)
@@ -111,12 +112,12 @@ func testFindability(t *testing.T, open Opener) {
 		claim.Publisher = "mallory"
 		put(t, s, claim)
 		order := func() []string { return hexes(search(t, s, store.Query{Text: "gazelle"}).Entries) }
-		if got, want := order(), hexes([]store.Entry{v1, other}); !slices.Equal(got, want) {
+		if got, want := order(), hexes([]entity.Entry{v1, other}); !slices.Equal(got, want) {
 			t.Fatalf("before a version: %v, want %v", got, want)
 		}
 		v2 := own(fmt.Sprintf("---\nname: Okapi protocol\nsupersedes: %s\n---\n\nNow about okapis, a gazelle in passing.\n", v1.Digest.Hex()))
 		// v1's title match no longer ranks it above the body matches.
-		if got, want := order(), hexes([]store.Entry{v2, other, v1}); !slices.Equal(got, want) {
+		if got, want := order(), hexes([]entity.Entry{v2, other, v1}); !slices.Equal(got, want) {
 			t.Fatalf("after its version: %v, want the version, the other body match, then v1 %v", got, want)
 		}
 		page := search(t, s, store.Query{Text: "gazelle"})
@@ -135,7 +136,7 @@ func testFindability(t *testing.T, open Opener) {
 			t.Fatalf("pages of one: %v, want %v", walked, order())
 		}
 		noErr(t, "Withdraw", s.Withdraw(ctx(t), v2.Digest, "gone"))
-		if got, want := order(), hexes([]store.Entry{v1, other}); !slices.Equal(got, want) {
+		if got, want := order(), hexes([]entity.Entry{v1, other}); !slices.Equal(got, want) {
 			t.Fatalf("after its version is withdrawn: %v, want %v", got, want)
 		}
 	})

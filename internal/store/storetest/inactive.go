@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -37,16 +38,16 @@ func testInactiveSet(t *testing.T, open Opener) {
 	tomb.WithdrawnAt = &when
 	te := put(t, s, tomb)
 	dep := putText(t, s, simpleDoc("Dep", "deprecated", nil, "Dep body."))
-	_, err := s.SetStatus(ctx(t), dep.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "old", Actor: "test"})
+	_, err := s.SetStatus(ctx(t), dep.Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "old", Actor: "test"})
 	noErr(t, "SetStatus deprecated", err)
 	depGone := putText(t, s, simpleDoc("DepGone", "deprecated, then withdrawn", nil, "DepGone body."))
-	_, err = s.SetStatus(ctx(t), depGone.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "test"})
+	_, err = s.SetStatus(ctx(t), depGone.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "test"})
 	noErr(t, "SetStatus deprecated", err)
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), depGone.Digest, "spam"))
 	back := putText(t, s, simpleDoc("Back", "deprecated, then active again", nil, "Back body."))
-	_, err = s.SetStatus(ctx(t), back.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "test"})
+	_, err = s.SetStatus(ctx(t), back.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "test"})
 	noErr(t, "SetStatus deprecated", err)
-	_, err = s.SetStatus(ctx(t), back.Digest, store.StatusChange{Status: store.StatusActive, Actor: "test"})
+	_, err = s.SetStatus(ctx(t), back.Digest, store.StatusChange{Status: entity.StatusActive, Actor: "test"})
 	noErr(t, "SetStatus active", err)
 
 	want := map[string]bool{live.Digest.Hex(): true, te.Digest.Hex(): true, dep.Digest.Hex(): false, depGone.Digest.Hex(): true}

@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // ownedDoc stores a new document of publisher that supersedes prev (nil:
 // nothing).
-func ownedDoc(t testing.TB, s store.Store, publisher, title string, prev *store.Entry) store.Entry {
+func ownedDoc(t testing.TB, s store.Store, publisher, title string, prev *entity.Entry) entity.Entry {
 	t.Helper()
 	text := fmt.Sprintf("---\nname: %s\ntags: [lineage]\n---\n\nBody of %s.\n", title, title)
 	if prev != nil {
@@ -34,20 +35,20 @@ func testPublisherAccounts(t *testing.T, open Opener) {
 	for _, p := range all {
 		names = append(names, p.Name)
 	}
-	for _, want := range []string{store.DefaultPublisher, "examples", "mirror", "anonymous"} {
+	for _, want := range []string{entity.DefaultPublisher, "examples", "mirror", "anonymous"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("publishers of a fresh store: %v, want %s among them", names, want)
 		}
 	}
-	p, err := s.CreatePublisher(ctx(t), store.Publisher{Name: "acme", DisplayName: "Acme Corp."})
+	p, err := s.CreatePublisher(ctx(t), entity.Publisher{Name: "acme", DisplayName: "Acme Corp."})
 	noErr(t, "CreatePublisher", err)
 	if p.Name != "acme" || p.DisplayName != "Acme Corp." || p.CreatedAt.IsZero() || p.VerifiedDomain != "" {
 		t.Fatalf("created publisher = %+v", p)
 	}
-	_, err = s.CreatePublisher(ctx(t), store.Publisher{Name: "acme"})
+	_, err = s.CreatePublisher(ctx(t), entity.Publisher{Name: "acme"})
 	wantErr(t, "a second CreatePublisher of one name", err, store.ErrPublisherTaken)
-	_, err = s.CreatePublisher(ctx(t), store.Publisher{Name: "Not A Name"})
-	wantErr(t, "CreatePublisher of a malformed name", err, store.ErrInvalidPublisher)
+	_, err = s.CreatePublisher(ctx(t), entity.Publisher{Name: "Not A Name"})
+	wantErr(t, "CreatePublisher of a malformed name", err, entity.ErrInvalidPublisher)
 	_, err = s.GetPublisher(ctx(t), "nobody")
 	wantErr(t, "GetPublisher of an unknown name", err, store.ErrPublisherUnknown)
 	wantErr(t, "SetChallenge of an unknown name", s.SetChallenge(ctx(t), "nobody", "example.org", "x"), store.ErrPublisherUnknown)
@@ -72,7 +73,7 @@ func testPublisherAccounts(t *testing.T, open Opener) {
 func testTokenOwnership(t *testing.T, open Opener) {
 	s := open(t)
 	secret := [32]byte{7, 7, 7}
-	tok, err := s.CreateToken(ctx(t), "acme", "ci", []store.Scope{store.ScopePublish}, secret, "")
+	tok, err := s.CreateToken(ctx(t), "acme", "ci", []entity.Scope{entity.ScopePublish}, secret, "")
 	noErr(t, "CreateToken", err)
 	if tok.Publisher != "acme" {
 		t.Fatalf("token publisher %q, want acme", tok.Publisher)
@@ -92,62 +93,62 @@ func testStatusChanges(t *testing.T, open Opener) {
 	s := open(t)
 	old := ownedDoc(t, s, "acme", "Old weather", nil)
 	repl := ownedDoc(t, s, "acme", "New weather", &old)
-	if old.Status() != store.StatusActive || old.Lifecycle.ChangedAt != nil {
+	if old.Status() != entity.StatusActive || old.Lifecycle.ChangedAt != nil {
 		t.Fatalf("a new entry's status: %v (%+v)", old.Status(), old.Lifecycle)
 	}
-	e, err := s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusDeprecated,
+	e, err := s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusDeprecated,
 		Message: "use the new one", Replacement: &repl.Digest, Actor: "acme"})
 	noErr(t, "SetStatus deprecated", err)
-	if e.Status() != store.StatusDeprecated || e.Lifecycle.Message != "use the new one" ||
+	if e.Status() != entity.StatusDeprecated || e.Lifecycle.Message != "use the new one" ||
 		e.Lifecycle.Replacement == nil || *e.Lifecycle.Replacement != repl.Digest || e.Lifecycle.ChangedAt == nil {
 		t.Fatalf("after deprecation: status %v, %+v", e.Status(), e.Lifecycle)
 	}
-	if _, lc, err := s.Content(ctx(t), old.Digest); err != nil || lc.Status != store.StatusDeprecated ||
+	if _, lc, err := s.Content(ctx(t), old.Digest); err != nil || lc.Status != entity.StatusDeprecated ||
 		lc.Replacement == nil || *lc.Replacement != repl.Digest || lc.ChangedAt == nil || lc.Message != "use the new one" {
 		t.Fatalf("Content's lifecycle after deprecation: %+v, %v", lc, err)
 	}
-	if _, lc, err := s.Content(ctx(t), repl.Digest); err != nil || lc.Status != store.StatusActive || lc.ChangedAt != nil {
+	if _, lc, err := s.Content(ctx(t), repl.Digest); err != nil || lc.Status != entity.StatusActive || lc.ChangedAt != nil {
 		t.Fatalf("Content's lifecycle of an active entry: %+v, %v", lc, err)
 	}
 	got := mustGet(t, s, old.Digest)
-	if got.Status() != store.StatusDeprecated || got.Lifecycle.Message != "use the new one" {
+	if got.Status() != entity.StatusDeprecated || got.Lifecycle.Message != "use the new one" {
 		t.Fatalf("Get after deprecation: %+v", got.Lifecycle)
 	}
 	for _, se := range search(t, s, store.Query{Tags: []string{"lineage"}}).Entries {
-		if se.Digest == old.Digest && se.Status() != store.StatusDeprecated {
+		if se.Digest == old.Digest && se.Status() != entity.StatusDeprecated {
 			t.Fatalf("Search shows the deprecated entry as %v", se.Status())
 		}
 	}
 	res, err := s.Resolve(ctx(t), []protocol.Digest{old.Digest, repl.Digest})
 	noErr(t, "Resolve", err)
-	if res[0].Status != store.StatusDeprecated || res[0].Message != "use the new one" || res[0].Replacement == nil ||
-		*res[0].Replacement != repl.Digest || res[1].Status != store.StatusActive || res[1].Replacement != nil {
+	if res[0].Status != entity.StatusDeprecated || res[0].Message != "use the new one" || res[0].Replacement == nil ||
+		*res[0].Replacement != repl.Digest || res[1].Status != entity.StatusActive || res[1].Replacement != nil {
 		t.Fatalf("Resolve = %+v", res)
 	}
 
-	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusActive, Actor: "admin:ops"})
+	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusActive, Actor: "admin:ops"})
 	noErr(t, "SetStatus active", err)
-	if got := mustGet(t, s, old.Digest); got.Status() != store.StatusActive || got.Lifecycle.Message != "" || got.Lifecycle.Replacement != nil {
+	if got := mustGet(t, s, old.Digest); got.Status() != entity.StatusActive || got.Lifecycle.Message != "" || got.Lifecycle.Replacement != nil {
 		t.Fatalf("after reactivation: %+v", got.Lifecycle)
 	}
 
-	_, err = s.SetStatus(ctx(t), protocol.Digest{9}, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme"})
+	_, err = s.SetStatus(ctx(t), protocol.Digest{9}, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme"})
 	wantErr(t, "SetStatus of an unknown document", err, store.ErrNotFound)
 	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: "retired", Actor: "acme"})
 	wantErr(t, "SetStatus of an unknown status", err, store.ErrInvalid)
-	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusDeprecated})
+	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusDeprecated})
 	wantErr(t, "SetStatus without an actor", err, store.ErrInvalid)
 
-	w, err := s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusWithdrawn, Message: "leaked a key", Actor: "admin:ops"})
+	w, err := s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusWithdrawn, Message: "leaked a key", Actor: "admin:ops"})
 	noErr(t, "SetStatus withdrawn", err)
-	if w.Status() != store.StatusWithdrawn || w.WithdrawReason != "leaked a key" {
+	if w.Status() != entity.StatusWithdrawn || w.WithdrawReason != "leaked a key" {
 		t.Fatalf("after withdrawal: %v %q", w.Status(), w.WithdrawReason)
 	}
 	_, err = s.Get(ctx(t), old.Digest, false)
 	wantErr(t, "Get after a withdrawal through SetStatus", err, store.ErrWithdrawn)
-	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusWithdrawn, Message: "again", Actor: "admin:ops"})
+	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusWithdrawn, Message: "again", Actor: "admin:ops"})
 	noErr(t, "a second withdrawal", err)
-	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme"})
+	_, err = s.SetStatus(ctx(t), old.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme"})
 	wantErr(t, "deprecating a withdrawn document", err, store.ErrWithdrawn)
 
 	h, err := s.History(ctx(t), old.Digest)
@@ -181,16 +182,16 @@ func testLineage(t *testing.T, open Opener) {
 	claim := ownedDoc(t, s, "mallory", "Mallory v3", &v2)
 	v3 := ownedDoc(t, s, "acme", "Acme v3", &v2)
 	other := ownedDoc(t, s, "acme", "Unrelated", nil)
-	for _, from := range []store.Entry{v1, v2, v3} {
+	for _, from := range []entity.Entry{v1, v2, v3} {
 		got, err := s.Lineage(ctx(t), from.Digest)
 		noErr(t, "Lineage", err)
-		if want := hexes([]store.Entry{v1, v2, v3}); !slices.Equal(hexes(got), want) {
+		if want := hexes([]entity.Entry{v1, v2, v3}); !slices.Equal(hexes(got), want) {
 			t.Fatalf("Lineage(%s) = %v, want %v", from.Metadata.Title, hexes(got), want)
 		}
 	}
 	got, err := s.Lineage(ctx(t), claim.Digest)
 	noErr(t, "Lineage of the claim", err)
-	if !slices.Equal(hexes(got), hexes([]store.Entry{claim})) {
+	if !slices.Equal(hexes(got), hexes([]entity.Entry{claim})) {
 		t.Fatalf("Lineage(claim) = %v, want the claim alone", hexes(got))
 	}
 	if got, _ := s.Lineage(ctx(t), other.Digest); len(got) != 1 {
@@ -199,7 +200,7 @@ func testLineage(t *testing.T, open Opener) {
 	noErr(t, "Withdraw v3", s.Withdraw(ctx(t), v3.Digest, "bad"))
 	got, err = s.Lineage(ctx(t), v1.Digest)
 	noErr(t, "Lineage", err)
-	if !slices.Equal(hexes(got), hexes([]store.Entry{v1, v2})) {
+	if !slices.Equal(hexes(got), hexes([]entity.Entry{v1, v2})) {
 		t.Fatalf("Lineage after withdrawing v3 = %v", hexes(got))
 	}
 	if got, _ := s.Lineage(ctx(t), protocol.Digest{1}); len(got) != 0 {
@@ -208,9 +209,9 @@ func testLineage(t *testing.T, open Opener) {
 }
 
 // catalogAll pages through a catalog query.
-func catalogAll(t testing.TB, s store.Store, q store.CatalogQuery) []store.Entry {
+func catalogAll(t testing.TB, s store.Store, q store.CatalogQuery) []entity.Entry {
 	t.Helper()
-	var out []store.Entry
+	var out []entity.Entry
 	for pages := 0; ; pages++ {
 		if pages > 100 {
 			t.Fatal("catalog paging does not end")
@@ -236,16 +237,16 @@ func testCatalog(t *testing.T, open Opener) {
 	v3 := ownedDoc(t, s, "acme", "Acme v3", &v2)
 
 	acme := catalogAll(t, s, store.CatalogQuery{Publisher: "acme", Limit: 2})
-	if want := hexes([]store.Entry{v3, solo, v2, v1}); !slices.Equal(hexes(acme), want) {
+	if want := hexes([]entity.Entry{v3, solo, v2, v1}); !slices.Equal(hexes(acme), want) {
 		t.Fatalf("acme's catalog = %v, want %v", hexes(acme), want)
 	}
 	heads := catalogAll(t, s, store.CatalogQuery{LatestOnly: true, Limit: 1})
-	if want := hexes([]store.Entry{v3, solo, claim}); !slices.Equal(hexes(heads), want) {
+	if want := hexes([]entity.Entry{v3, solo, claim}); !slices.Equal(hexes(heads), want) {
 		t.Fatalf("lineage heads = %v, want %v (a foreign claim does not end acme's lineage)", hexes(heads), want)
 	}
 	noErr(t, "Withdraw v3", s.Withdraw(ctx(t), v3.Digest, "bad"))
 	heads = catalogAll(t, s, store.CatalogQuery{Publisher: "acme", LatestOnly: true})
-	if want := hexes([]store.Entry{solo, v2}); !slices.Equal(hexes(heads), want) {
+	if want := hexes([]entity.Entry{solo, v2}); !slices.Equal(hexes(heads), want) {
 		t.Fatalf("acme's heads after withdrawing v3 = %v, want %v", hexes(heads), want)
 	}
 	p, err := s.Catalog(ctx(t), store.CatalogQuery{Publisher: "acme", Limit: 1})
@@ -253,7 +254,7 @@ func testCatalog(t *testing.T, open Opener) {
 	_, err = s.Catalog(ctx(t), store.CatalogQuery{Publisher: "mallory", Limit: 1, Cursor: p.NextCursor})
 	wantErr(t, "Catalog with another query's cursor", err, store.ErrInvalidCursor)
 	_, err = s.Catalog(ctx(t), store.CatalogQuery{Publisher: "Bad Name"})
-	wantErr(t, "Catalog of a malformed publisher", err, store.ErrInvalidPublisher)
+	wantErr(t, "Catalog of a malformed publisher", err, entity.ErrInvalidPublisher)
 	if p, err := s.Catalog(ctx(t), store.CatalogQuery{Publisher: "nobody"}); err != nil || len(p.Entries) != 0 || p.NextCursor != "" {
 		t.Fatalf("Catalog of a publisher without documents = %v, %v", hexes(p.Entries), err)
 	}
@@ -316,15 +317,15 @@ func testDeprecatedRanksLast(t *testing.T, open Opener) {
 	if got := order(); len(got) != 2 || got[0] != newer.Digest {
 		t.Fatalf("before deprecation: %v, want the newer first", got)
 	}
-	_, err := s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "use tables", Actor: "globex"})
+	_, err := s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "use tables", Actor: "globex"})
 	noErr(t, "SetStatus deprecated", err)
 	if got := order(); len(got) != 2 || got[0] != older.Digest || got[1] != newer.Digest {
 		t.Fatalf("after deprecation: %v, want the deprecated one last", got)
 	}
-	if e := mustGet(t, s, newer.Digest); e.Demoted&store.DemotedDeprecated == 0 {
+	if e := mustGet(t, s, newer.Digest); e.Demoted&entity.DemotedDeprecated == 0 {
 		t.Fatalf("a deprecated entry's demotion: %v", e.Demoted)
 	}
-	_, err = s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: store.StatusActive, Actor: "globex"})
+	_, err = s.SetStatus(ctx(t), newer.Digest, store.StatusChange{Status: entity.StatusActive, Actor: "globex"})
 	noErr(t, "SetStatus active", err)
 	if got := order(); len(got) != 2 || got[0] != newer.Digest {
 		t.Fatalf("after reactivation: %v, want the newer first again", got)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -26,8 +27,8 @@ func testList(t *testing.T, open Opener) {
 	// two of them equal so the digest breaks the tie.
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	minutes := []int{50, 10, 30, 30, 20, 40, 60, 30}
-	var want []store.Entry
-	var gone store.Entry
+	var want []entity.Entry
+	var gone entity.Entry
 	for i, m := range minutes {
 		nd := prepare(t, simpleDoc(fmt.Sprintf("Listed %d", i), fmt.Sprintf("Entry %d.", i), []string{"list"}, "Body."))
 		nd.CreatedAt = base.Add(time.Duration(m) * time.Minute)
@@ -39,7 +40,7 @@ func testList(t *testing.T, open Opener) {
 		want = append(want, e)
 	}
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), gone.Digest, "x"))
-	slices.SortFunc(want, func(a, b store.Entry) int {
+	slices.SortFunc(want, func(a, b entity.Entry) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}

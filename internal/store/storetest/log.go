@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -116,7 +117,7 @@ func testLog(t *testing.T, open Opener) {
 	when := time.Date(2020, 1, 2, 3, 4, 5, 6000, time.UTC)
 	tomb.WithdrawnAt, tomb.WithdrawReason = &when, "legal"
 	put(t, s, tomb)
-	_, err = s.SetStatus(ctx(t), nds[0].Document.Sums.SHA1, store.StatusChange{Status: store.StatusDeprecated, Actor: "test",
+	_, err = s.SetStatus(ctx(t), nds[0].Document.Sums.SHA1, store.StatusChange{Status: entity.StatusDeprecated, Actor: "test",
 		Log: &store.LogEvent{Event: "deprecate", Status: "deprecated", Reason: "old"}})
 	noErr(t, "SetStatus with a log event", err)
 
@@ -291,12 +292,12 @@ func testFollowDocs(t *testing.T, open Opener) {
 	if len(got) != 0 {
 		t.Fatalf("FollowDocs before any save = %+v", got)
 	}
-	a := store.FollowDoc{Upstream: "https://a.example", Digest: d, Index: 3, Status: store.StatusActive,
+	a := store.FollowDoc{Upstream: "https://a.example", Digest: d, Index: 3, Status: entity.StatusActive,
 		Publisher: "acme", PublisherDisplayName: "Acme Co", PublisherDomain: "acme.example"}
-	b := store.FollowDoc{Upstream: "https://b.example", Digest: d, Index: 1, Status: store.StatusWithdrawn, Message: "spam"}
+	b := store.FollowDoc{Upstream: "https://b.example", Digest: d, Index: 1, Status: entity.StatusWithdrawn, Message: "spam"}
 	noErr(t, "SaveFollowDocs", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, b}))
-	a.Status, a.Message, a.Replacement = store.StatusDeprecated, "use the new one", &repl
-	r := store.FollowDoc{Upstream: a.Upstream, Digest: repl, Index: 4, Status: store.StatusActive}
+	a.Status, a.Message, a.Replacement = entity.StatusDeprecated, "use the new one", &repl
+	r := store.FollowDoc{Upstream: a.Upstream, Digest: repl, Index: 4, Status: entity.StatusActive}
 	noErr(t, "SaveFollowDocs again", s.SaveFollowDocs(ctx(t), []store.FollowDoc{a, r}))
 	noErr(t, "SaveFollowDocs of nothing", s.SaveFollowDocs(ctx(t), nil))
 	got, err = s.FollowDocs(ctx(t), []protocol.Digest{d})
@@ -311,11 +312,11 @@ func testFollowDocs(t *testing.T, open Opener) {
 	}
 	_, err = s.FollowDocs(ctx(t), make([]protocol.Digest, store.MaxResolve+1))
 	wantErr(t, "FollowDocs over the cap", err, store.ErrInvalid)
-	if g := got[0]; g.Status != store.StatusDeprecated || g.Message != a.Message || g.Replacement == nil || *g.Replacement != repl ||
+	if g := got[0]; g.Status != entity.StatusDeprecated || g.Message != a.Message || g.Replacement == nil || *g.Replacement != repl ||
 		g.Publisher != "acme" || g.PublisherDisplayName != "Acme Co" || g.PublisherDomain != "acme.example" || g.Index != 3 || g.Digest != d {
 		t.Fatalf("FollowDocs[0] = %+v", g)
 	}
-	if g := got[1]; g.Status != store.StatusWithdrawn || g.Message != "spam" || g.Replacement != nil || g.Publisher != "" {
+	if g := got[1]; g.Status != entity.StatusWithdrawn || g.Message != "spam" || g.Replacement != nil || g.Publisher != "" {
 		t.Fatalf("FollowDocs[1] = %+v", g)
 	}
 	seen, err := s.FollowPublisherSeen(ctx(t), a.Upstream, "acme")
@@ -328,7 +329,7 @@ func testFollowDocs(t *testing.T, open Opener) {
 
 	for i := range 3 {
 		q := store.FollowDoc{Upstream: a.Upstream, Digest: protocol.Digest(sha1.Sum(fmt.Appendf(nil, "# bad %d\n", i))), Index: int64(10 + i),
-			Status: store.StatusActive, Quarantine: "bytes do not match"}
+			Status: entity.StatusActive, Quarantine: "bytes do not match"}
 		noErr(t, "SaveFollowDocs quarantined", s.SaveFollowDocs(ctx(t), []store.FollowDoc{q}))
 	}
 	qs, total, err := s.FollowQuarantine(ctx(t), a.Upstream, 2)
@@ -348,10 +349,10 @@ func testFollowDocs(t *testing.T, open Opener) {
 	done := putText(t, s, "# Done\n\nWithdrawn here too.\n").Digest
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), done, "gone"))
 	noErr(t, "SaveFollowDocs withdrawn", s.SaveFollowDocs(ctx(t), []store.FollowDoc{
-		{Upstream: a.Upstream, Digest: owed, Index: 20, Status: store.StatusWithdrawn},
-		{Upstream: a.Upstream, Digest: done, Index: 21, Status: store.StatusWithdrawn},
-		{Upstream: b.Upstream, Digest: owed, Index: 22, Status: store.StatusActive},
-		{Upstream: a.Upstream, Digest: repl, Index: 23, Status: store.StatusWithdrawn, Quarantine: "other bytes"},
+		{Upstream: a.Upstream, Digest: owed, Index: 20, Status: entity.StatusWithdrawn},
+		{Upstream: a.Upstream, Digest: done, Index: 21, Status: entity.StatusWithdrawn},
+		{Upstream: b.Upstream, Digest: owed, Index: 22, Status: entity.StatusActive},
+		{Upstream: a.Upstream, Digest: repl, Index: 23, Status: entity.StatusWithdrawn, Quarantine: "other bytes"},
 	}))
 	ws, err := s.FollowWithdrawn(ctx(t), a.Upstream, 10)
 	noErr(t, "FollowWithdrawn", err)

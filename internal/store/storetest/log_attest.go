@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -16,14 +17,14 @@ import (
 func testLogAttestations(t *testing.T, open Opener) {
 	s := open(t)
 	(&refLog{}).drain(t, s, store.MaxLogBatch)
-	_, err := s.CreatePublisher(ctx(t), store.Publisher{Name: "attest-co", DisplayName: "Attest Co"})
+	_, err := s.CreatePublisher(ctx(t), entity.Publisher{Name: "attest-co", DisplayName: "Attest Co"})
 	noErr(t, "CreatePublisher", err)
 	nd := prepare(t, simpleDoc("Attested", "x", nil, "Body."))
 	nd.Publisher = "attest-co"
 	a := put(t, s, nd)
 	noErr(t, "MarkVerified", s.MarkVerified(ctx(t), "attest-co", "attest.example", time.Now()))
 	b := putText(t, s, simpleDoc("Attested replacement", "x", nil, "Body."))
-	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusDeprecated, Replacement: &b.Digest, Actor: "attest-co",
+	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusDeprecated, Replacement: &b.Digest, Actor: "attest-co",
 		Log: &store.LogEvent{Event: "deprecate", Status: "deprecated", Publisher: "mallory", ReplacedBy: b.Digest.Hex()}})
 	noErr(t, "SetStatus", err)
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), a.Digest, "legal"))
@@ -37,7 +38,7 @@ func testLogAttestations(t *testing.T, open Opener) {
 	type attest struct{ event, publisher, display, domain, replacedBy string }
 	want := []attest{
 		{"publish", "attest-co", "Attest Co", "", ""},
-		{"publish", store.DefaultPublisher, "Default publisher", "", ""},
+		{"publish", entity.DefaultPublisher, "Default publisher", "", ""},
 		{"deprecate", "attest-co", "Attest Co", "attest.example", b.Digest.Hex()},
 		{"withdraw", "attest-co", "Attest Co", "attest.example", ""},
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -24,25 +25,25 @@ func testLogStatusChange(t *testing.T, open Opener) {
 	bogus := store.LogEvent{Event: "deprecate", Digest: protocol.Digest{7}, SHA256: [32]byte{7}, Size: 7,
 		At: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC), Status: "deprecated", Reason: `use "v2"`}
 	ev := bogus
-	_, err := s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "use v2", Actor: "acme", Log: &ev})
+	_, err := s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "use v2", Actor: "acme", Log: &ev})
 	noErr(t, "SetStatus deprecated with a log event", err)
-	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusActive, Actor: "acme"})
+	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusActive, Actor: "acme"})
 	noErr(t, "SetStatus active without a log event", err)
-	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusActive, Actor: "acme",
+	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusActive, Actor: "acme",
 		Log: &store.LogEvent{Event: "reactivate", Status: "active"}})
 	noErr(t, "SetStatus active with a log event", err)
 
 	// Refused changes queue nothing.
-	_, err = s.SetStatus(ctx(t), gone.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme", Log: &bogus})
+	_, err = s.SetStatus(ctx(t), gone.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme", Log: &bogus})
 	wantErr(t, "deprecating a withdrawn document", err, store.ErrWithdrawn)
-	_, err = s.SetStatus(ctx(t), protocol.Digest{9}, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme", Log: &bogus})
+	_, err = s.SetStatus(ctx(t), protocol.Digest{9}, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme", Log: &bogus})
 	wantErr(t, "deprecating an unknown document", err, store.ErrNotFound)
-	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusWithdrawn, Actor: "admin:ops",
+	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusWithdrawn, Actor: "admin:ops",
 		Log: &store.LogEvent{Event: "withdraw", Status: "withdrawn"}})
 	wantErr(t, "a withdrawal with a log event (the engine logs it)", err, store.ErrInvalid)
-	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "acme", Log: &store.LogEvent{}})
+	_, err = s.SetStatus(ctx(t), a.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "acme", Log: &store.LogEvent{}})
 	wantErr(t, "a log event without an event name", err, store.ErrInvalid)
-	if e, err := s.Get(ctx(t), a.Digest, false); err != nil || e.Status() != store.StatusActive {
+	if e, err := s.Get(ctx(t), a.Digest, false); err != nil || e.Status() != entity.StatusActive {
 		t.Fatalf("a refused change changed the document: %v %v", e.Status(), err)
 	}
 

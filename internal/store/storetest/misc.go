@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -65,7 +66,7 @@ func testStats(t *testing.T, open Opener) {
 
 func testEach(t *testing.T, open Opener) {
 	s := open(t)
-	var stored []store.Entry
+	var stored []entity.Entry
 	var contents [][]byte
 	for i := range 5 {
 		nd := prepare(t, simpleDoc(fmt.Sprintf("Each %d", i), "export", []string{"each"}, "Body."))
@@ -75,8 +76,8 @@ func testEach(t *testing.T, open Opener) {
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), stored[1].Digest, "x"))
 	stored[1] = mustGetAny(t, s, stored[1])
 
-	var seen []store.Entry
-	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error {
+	var seen []entity.Entry
+	noErr(t, "Each", s.Each(ctx(t), func(e entity.Entry) error {
 		seen = append(seen, e)
 		return nil
 	}))
@@ -91,7 +92,7 @@ func testEach(t *testing.T, open Opener) {
 	}
 	stop := errors.New("stop here")
 	calls := 0
-	err := s.Each(ctx(t), func(store.Entry) error {
+	err := s.Each(ctx(t), func(entity.Entry) error {
 		calls++
 		return stop
 	})
@@ -101,7 +102,7 @@ func testEach(t *testing.T, open Opener) {
 }
 
 // mustGetAny reads an entry that may be withdrawn.
-func mustGetAny(t testing.TB, s store.Store, e store.Entry) store.Entry {
+func mustGetAny(t testing.TB, s store.Store, e entity.Entry) entity.Entry {
 	t.Helper()
 	got, err := s.Get(ctx(t), e.Digest, false)
 	if err != nil && !errors.Is(err, store.ErrWithdrawn) {
@@ -114,22 +115,22 @@ func testTokens(t *testing.T, open Opener) {
 	s := open(t)
 	secretA := sha256.Sum256([]byte("secret a"))
 	secretB := sha256.Sum256([]byte("secret b"))
-	a, err := s.CreateToken(ctx(t), "", "ci publisher", []store.Scope{store.ScopePublish}, secretA, "")
+	a, err := s.CreateToken(ctx(t), "", "ci publisher", []entity.Scope{entity.ScopePublish}, secretA, "")
 	noErr(t, "CreateToken", err)
-	if a.ID == 0 || a.Name != "ci publisher" || a.Publisher != store.DefaultPublisher || !slices.Equal(a.Scopes, []store.Scope{store.ScopePublish}) ||
+	if a.ID == 0 || a.Name != "ci publisher" || a.Publisher != entity.DefaultPublisher || !slices.Equal(a.Scopes, []entity.Scope{entity.ScopePublish}) ||
 		a.SecretHash != secretA || a.CreatedAt.IsZero() || a.LastUsedAt != nil || a.RevokedAt != nil {
 		t.Fatalf("CreateToken returned %+v", a)
 	}
-	b, err := s.CreateToken(ctx(t), "acme-labs", "admin", []store.Scope{store.ScopeAdmin, store.ScopePublish}, secretB, "")
+	b, err := s.CreateToken(ctx(t), "acme-labs", "admin", []entity.Scope{entity.ScopeAdmin, entity.ScopePublish}, secretB, "")
 	noErr(t, "CreateToken", err)
 	if b.ID == a.ID {
 		t.Fatal("two tokens share an id")
 	}
-	_, err = s.CreateToken(ctx(t), "", "copy", []store.Scope{store.ScopePublish}, secretA, "")
+	_, err = s.CreateToken(ctx(t), "", "copy", []entity.Scope{entity.ScopePublish}, secretA, "")
 	wantErr(t, "CreateToken with a used secret", err, store.ErrConflict)
 	for _, bad := range []string{"Acme", "-acme", "a", "acme labs", "acme/../x", strings.Repeat("a", 40)} {
-		_, err = s.CreateToken(ctx(t), bad, "bad", []store.Scope{store.ScopePublish}, sha256.Sum256([]byte(bad)), "")
-		wantErr(t, "CreateToken for publisher "+bad, err, store.ErrInvalidPublisher)
+		_, err = s.CreateToken(ctx(t), bad, "bad", []entity.Scope{entity.ScopePublish}, sha256.Sum256([]byte(bad)), "")
+		wantErr(t, "CreateToken for publisher "+bad, err, entity.ErrInvalidPublisher)
 	}
 
 	got, err := s.TokenBySecret(ctx(t), secretB)
@@ -209,11 +210,11 @@ func testSessions(t *testing.T, open Opener) {
 	noErr(t, "DeleteSession of an unknown id", s.DeleteSession(ctx(t), later.IDHash))
 
 	// Tokens record who made them in the browser, and take the read scope.
-	tok, err := s.CreateToken(ctx(t), "", "reader", []store.Scope{store.ScopeRead}, sha256.Sum256([]byte("reader")), "ann@example.com")
+	tok, err := s.CreateToken(ctx(t), "", "reader", []entity.Scope{entity.ScopeRead}, sha256.Sum256([]byte("reader")), "ann@example.com")
 	noErr(t, "CreateToken with read and a creator", err)
 	got2, err := s.TokenBySecret(ctx(t), tok.SecretHash)
 	noErr(t, "TokenBySecret", err)
-	if got2.CreatedBy != "ann@example.com" || !got2.Has(store.ScopeRead) || got2.Has(store.ScopePublish) {
+	if got2.CreatedBy != "ann@example.com" || !got2.Has(entity.ScopeRead) || got2.Has(entity.ScopePublish) {
 		t.Fatalf("a read token made by ann = %+v", got2)
 	}
 }

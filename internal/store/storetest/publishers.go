@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -15,8 +16,8 @@ import (
 func testPublishers(t *testing.T, open Opener) {
 	s := open(t)
 	unnamed := putText(t, s, simpleDoc("Unnamed", "no publisher given", nil, "Body."))
-	if unnamed.Publisher != store.DefaultPublisher {
-		t.Fatalf("Put without a publisher recorded %q, want %q", unnamed.Publisher, store.DefaultPublisher)
+	if unnamed.Publisher != entity.DefaultPublisher {
+		t.Fatalf("Put without a publisher recorded %q, want %q", unnamed.Publisher, entity.DefaultPublisher)
 	}
 	nd := prepare(t, simpleDoc("Acme v1", "published by acme", []string{"acme"}, "Body."))
 	nd.Publisher = "acme"
@@ -41,7 +42,7 @@ func testPublishers(t *testing.T, open Opener) {
 		t.Fatalf("PutMany created %v", created2)
 	}
 
-	want := map[string]string{v1.Digest.Hex(): "acme", unnamed.Digest.Hex(): store.DefaultPublisher,
+	want := map[string]string{v1.Digest.Hex(): "acme", unnamed.Digest.Hex(): entity.DefaultPublisher,
 		succ.Document.Sums.SHA1.Hex(): "acme", claim.Document.Sums.SHA1.Hex(): "mallory"}
 	for _, d := range []protocol.Digest{v1.Digest, unnamed.Digest, succ.Document.Sums.SHA1, claim.Document.Sums.SHA1} {
 		e, err := s.Get(ctx(t), d, false)
@@ -68,7 +69,7 @@ func testPublishers(t *testing.T, open Opener) {
 		}
 	}
 	seen := 0
-	noErr(t, "Each", s.Each(ctx(t), func(e store.Entry) error {
+	noErr(t, "Each", s.Each(ctx(t), func(e entity.Entry) error {
 		seen++
 		if e.Publisher != want[e.Digest.Hex()] {
 			return fmt.Errorf("entry %s from Each: publisher %q, want %q", e.Digest, e.Publisher, want[e.Digest.Hex()])
@@ -82,9 +83,9 @@ func testPublishers(t *testing.T, open Opener) {
 	bad := prepare(t, simpleDoc("Bad publisher", "refused", nil, "Body."))
 	bad.Publisher = "Not A Name"
 	_, _, err = s.Put(ctx(t), bad)
-	wantErr(t, "Put with a malformed publisher", err, store.ErrInvalidPublisher)
+	wantErr(t, "Put with a malformed publisher", err, entity.ErrInvalidPublisher)
 	_, err = s.PutMany(ctx(t), []store.NewDocument{bad})
-	wantErr(t, "PutMany with a malformed publisher", err, store.ErrInvalidPublisher)
+	wantErr(t, "PutMany with a malformed publisher", err, entity.ErrInvalidPublisher)
 }
 
 // testSuccessorsOwnFirst: claims by another publisher, however many and

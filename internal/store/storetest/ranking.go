@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/adoption"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
@@ -35,18 +36,18 @@ func fetchedBy(t *testing.T, s store.Store, d protocol.Digest, clients, repeat i
 // spokenBy registers an agent at url that speaks ds.
 func spokenBy(t *testing.T, s store.Store, url string, ds ...protocol.Digest) {
 	t.Helper()
-	var supported []store.AgentProtocol
+	var supported []entity.AgentProtocol
 	for _, d := range ds {
-		supported = append(supported, store.AgentProtocol{Digest: d})
+		supported = append(supported, entity.AgentProtocol{Digest: d})
 	}
-	_, _, err := s.RegisterAgent(ctx(t), url, rankDay, store.AgentCrawl{Name: url, Supported: supported}, rankDay.Add(time.Hour))
+	_, _, err := s.RegisterAgent(ctx(t), url, rankDay, entity.AgentCrawl{Name: url, Supported: supported}, rankDay.Add(time.Hour))
 	noErr(t, "RegisterAgent", err)
 	// An agent's protocols count from the next scoring of the day.
 	noErr(t, "RefreshAdoption", s.RefreshAdoption(ctx(t), rankDay))
 }
 
 // titlesOf is the titles of es, in order.
-func titlesOf(es []store.Entry) []string {
+func titlesOf(es []entity.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Metadata.Title
@@ -64,7 +65,7 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	for i := 1; i <= 30; i++ {
 		putText(t, s, simpleDoc(fmt.Sprintf("Weather Alert v%d", i), "Severe weather alerts", []string{"alerts"}, "An alert."))
 	}
-	first := func(q store.Query) store.Entry {
+	first := func(q store.Query) entity.Entry {
 		t.Helper()
 		p := search(t, s, q)
 		if len(p.Entries) == 0 {
@@ -139,7 +140,7 @@ func testAdoptionDemoted(t *testing.T, open Opener) {
 	fetchedBy(t, s, v1.Digest, 300, 1, 5)
 	fetchedBy(t, s, other.Digest, 300, 1, 6)
 	spokenBy(t, s, "http://ledger-agent.test/", v1.Digest, other.Digest)
-	_, err := s.SetStatus(ctx(t), other.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "use the protocol", Actor: "globex"})
+	_, err := s.SetStatus(ctx(t), other.Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "use the protocol", Actor: "globex"})
 	noErr(t, "SetStatus", err)
 	got := searchAll(t, s, store.Query{Text: "ledger", Limit: 1})
 	if len(got) != 3 || got[0].Digest != v2.Digest {
@@ -152,7 +153,7 @@ func testAdoptionDemoted(t *testing.T, open Opener) {
 // every read path (one word, its prefix, two words, a filter).
 func testBlendedPaging(t *testing.T, open Opener) {
 	s := open(t)
-	var es []store.Entry
+	var es []entity.Entry
 	for i := range 24 {
 		desc, body := "Harbour pilots", "Harbour."
 		switch i % 4 {
@@ -167,7 +168,7 @@ func testBlendedPaging(t *testing.T, open Opener) {
 		}
 		es = append(es, putText(t, s, simpleDoc(title, desc, []string{"sea"}, body)))
 	}
-	_, err := s.SetStatus(ctx(t), es[5].Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "old", Actor: "x"})
+	_, err := s.SetStatus(ctx(t), es[5].Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "old", Actor: "x"})
 	noErr(t, "SetStatus", err)
 	// Levels 0 to 4 across the rows, equal ones among them.
 	for i, e := range es {
@@ -228,7 +229,7 @@ func testNaturalOrder(t *testing.T, open Opener) {
 // the stored scores and the name keys are rewritten.
 func TestRankingUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
 	s := openStore(t, dsn, open)
-	var es []store.Entry
+	var es []entity.Entry
 	for _, title := range []string{"Buoy v2", "Buoy v10", "Buoy v9", "Buoy 007 x", "Buoy 7 a"} {
 		es = append(es, putText(t, s, simpleDoc(title, "Buoys", nil, "Buoy.")))
 	}

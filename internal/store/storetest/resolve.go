@@ -3,6 +3,7 @@ package storetest
 import (
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -25,12 +26,12 @@ func testResolve(t *testing.T, open Opener) {
 	ask := []protocol.Digest{unknown, a.Digest, b.Digest, a.Digest, unknown, intl.Digest, untitled.Digest}
 	want := []store.Resolution{
 		{Digest: unknown},
-		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"},
-		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true, Status: store.StatusWithdrawn, Publisher: store.DefaultPublisher},
-		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: entity.StatusActive, Publisher: "acme"},
+		{Digest: b.Digest, Found: true, Title: "Resolve B", Withdrawn: true, Status: entity.StatusWithdrawn, Publisher: entity.DefaultPublisher},
+		{Digest: a.Digest, Found: true, Title: "Resolve A", Status: entity.StatusActive, Publisher: "acme"},
 		{Digest: unknown},
-		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title, Status: store.StatusActive, Publisher: store.DefaultPublisher},
-		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title, Status: store.StatusActive, Publisher: store.DefaultPublisher},
+		{Digest: intl.Digest, Found: true, Title: intl.Metadata.Title, Status: entity.StatusActive, Publisher: entity.DefaultPublisher},
+		{Digest: untitled.Digest, Found: true, Title: untitled.Metadata.Title, Status: entity.StatusActive, Publisher: entity.DefaultPublisher},
 	}
 	res, err := s.Resolve(ctx(t), ask)
 	noErr(t, "Resolve", err)
@@ -75,7 +76,7 @@ func testResolve(t *testing.T, open Opener) {
 	res, err = s.Resolve(ctx(t), same)
 	noErr(t, "Resolve of one digest MaxResolve times", err)
 	for i, r := range res {
-		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A", Status: store.StatusActive, Publisher: "acme"}) {
+		if r != (store.Resolution{Digest: a.Digest, Found: true, Title: "Resolve A", Status: entity.StatusActive, Publisher: "acme"}) {
 			t.Fatalf("Resolve of one digest MaxResolve times, answer %d: %+v", i, r)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -22,10 +23,10 @@ func testRestoreLifecycle(t *testing.T, open Opener) {
 
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 123456000, time.UTC)
 	t1 := t0.Add(time.Hour)
-	lc := store.Lifecycle{Status: store.StatusDeprecated, Message: "use the new one", Replacement: &repl.Digest, ChangedAt: &t1}
-	history := []store.HistoryEvent{
-		{At: t0, Actor: "acme", Status: store.StatusDeprecated, Message: "first try"},
-		{At: t1, Actor: "admin:ops", Status: store.StatusDeprecated, Message: "use the new one", Replacement: &repl.Digest},
+	lc := entity.Lifecycle{Status: entity.StatusDeprecated, Message: "use the new one", Replacement: &repl.Digest, ChangedAt: &t1}
+	history := []entity.HistoryEvent{
+		{At: t0, Actor: "acme", Status: entity.StatusDeprecated, Message: "first try"},
+		{At: t1, Actor: "admin:ops", Status: entity.StatusDeprecated, Message: "use the new one", Replacement: &repl.Digest},
 	}
 	ok, err := s.RestoreLifecycle(ctx(t), old.Digest, lc, history)
 	noErr(t, "RestoreLifecycle", err)
@@ -33,7 +34,7 @@ func testRestoreLifecycle(t *testing.T, open Opener) {
 		t.Fatal("RestoreLifecycle of a never-changed document restored nothing")
 	}
 	got := mustGet(t, s, old.Digest)
-	if got.Status() != store.StatusDeprecated || got.Lifecycle.Message != lc.Message || got.Lifecycle.Replacement == nil ||
+	if got.Status() != entity.StatusDeprecated || got.Lifecycle.Message != lc.Message || got.Lifecycle.Replacement == nil ||
 		*got.Lifecycle.Replacement != repl.Digest || got.Lifecycle.ChangedAt == nil || !got.Lifecycle.ChangedAt.Equal(t1) {
 		t.Fatalf("restored lifecycle %+v, want %+v", got.Lifecycle, lc)
 	}
@@ -50,19 +51,19 @@ func testRestoreLifecycle(t *testing.T, open Opener) {
 	}
 	res, err := s.Resolve(ctx(t), []protocol.Digest{old.Digest})
 	noErr(t, "Resolve", err)
-	if res[0].Status != store.StatusDeprecated || res[0].Message != lc.Message {
+	if res[0].Status != entity.StatusDeprecated || res[0].Message != lc.Message {
 		t.Fatalf("Resolve after a restore: %+v", res[0])
 	}
 
 	// A second restore, or one of a document changed here, changes nothing.
-	again := store.Lifecycle{Status: store.StatusActive, ChangedAt: &t0}
+	again := entity.Lifecycle{Status: entity.StatusActive, ChangedAt: &t0}
 	ok, err = s.RestoreLifecycle(ctx(t), old.Digest, again, nil)
-	if err != nil || ok || mustGet(t, s, old.Digest).Status() != store.StatusDeprecated {
+	if err != nil || ok || mustGet(t, s, old.Digest).Status() != entity.StatusDeprecated {
 		t.Fatalf("a second restore: %v, %v", ok, err)
 	}
-	_, err = s.SetStatus(ctx(t), changed.Digest, store.StatusChange{Status: store.StatusDeprecated, Message: "ours", Actor: "acme"})
+	_, err = s.SetStatus(ctx(t), changed.Digest, store.StatusChange{Status: entity.StatusDeprecated, Message: "ours", Actor: "acme"})
 	noErr(t, "SetStatus", err)
-	ok, err = s.RestoreLifecycle(ctx(t), changed.Digest, store.Lifecycle{Status: store.StatusActive, ChangedAt: &t0}, history[:1])
+	ok, err = s.RestoreLifecycle(ctx(t), changed.Digest, entity.Lifecycle{Status: entity.StatusActive, ChangedAt: &t0}, history[:1])
 	if err != nil || ok {
 		t.Fatalf("restore over a change made here: %v, %v", ok, err)
 	}
@@ -75,33 +76,33 @@ func testRestoreLifecycle(t *testing.T, open Opener) {
 
 	// A withdrawn document keeps its tombstone and gets its history.
 	noErr(t, "Withdraw", s.Withdraw(ctx(t), gone.Digest, "bad"))
-	ok, err = s.RestoreLifecycle(ctx(t), gone.Digest, store.Lifecycle{Status: store.StatusActive}, history[:1])
+	ok, err = s.RestoreLifecycle(ctx(t), gone.Digest, entity.Lifecycle{Status: entity.StatusActive}, history[:1])
 	if err != nil || !ok {
 		t.Fatalf("restore of a withdrawn document: %v, %v", ok, err)
 	}
-	if e := mustGetAny(t, s, gone); e.Status() != store.StatusWithdrawn {
+	if e := mustGetAny(t, s, gone); e.Status() != entity.StatusWithdrawn {
 		t.Fatalf("a restore revived a withdrawn document: %v", e.Status())
 	}
 
 	_, err = s.RestoreLifecycle(ctx(t), protocol.Digest{9}, lc, nil)
 	wantErr(t, "RestoreLifecycle of an unknown document", err, store.ErrNotFound)
-	many := make([]store.HistoryEvent, store.MaxHistory+1)
+	many := make([]entity.HistoryEvent, store.MaxHistory+1)
 	for i := range many {
 		many[i] = history[0]
 	}
 	for what, bad := range map[string]struct {
-		lc store.Lifecycle
-		h  []store.HistoryEvent
+		lc entity.Lifecycle
+		h  []entity.HistoryEvent
 	}{
-		"a withdrawn status":         {store.Lifecycle{Status: store.StatusWithdrawn, ChangedAt: &t0}, nil},
-		"a deprecation without time": {store.Lifecycle{Status: store.StatusDeprecated}, nil},
-		"its own replacement":        {store.Lifecycle{Status: store.StatusDeprecated, ChangedAt: &t0, Replacement: &repl.Digest}, nil},
-		"an active replacement":      {store.Lifecycle{Status: store.StatusActive, Replacement: &old.Digest}, nil},
-		"a long message":             {store.Lifecycle{Status: store.StatusDeprecated, ChangedAt: &t0, Message: strings.Repeat("x", store.MaxStatusMessageRunes+1)}, nil},
-		"too many events":            {store.Lifecycle{Status: store.StatusActive}, many},
-		"an event without an actor":  {store.Lifecycle{Status: store.StatusActive}, []store.HistoryEvent{{At: t0, Status: store.StatusActive}}},
-		"an event without a time":    {store.Lifecycle{Status: store.StatusActive}, []store.HistoryEvent{{Actor: "a", Status: store.StatusActive}}},
-		"an unknown event status":    {store.Lifecycle{Status: store.StatusActive}, []store.HistoryEvent{{At: t0, Actor: "a", Status: "retired"}}},
+		"a withdrawn status":         {entity.Lifecycle{Status: entity.StatusWithdrawn, ChangedAt: &t0}, nil},
+		"a deprecation without time": {entity.Lifecycle{Status: entity.StatusDeprecated}, nil},
+		"its own replacement":        {entity.Lifecycle{Status: entity.StatusDeprecated, ChangedAt: &t0, Replacement: &repl.Digest}, nil},
+		"an active replacement":      {entity.Lifecycle{Status: entity.StatusActive, Replacement: &old.Digest}, nil},
+		"a long message":             {entity.Lifecycle{Status: entity.StatusDeprecated, ChangedAt: &t0, Message: strings.Repeat("x", store.MaxStatusMessageRunes+1)}, nil},
+		"too many events":            {entity.Lifecycle{Status: entity.StatusActive}, many},
+		"an event without an actor":  {entity.Lifecycle{Status: entity.StatusActive}, []entity.HistoryEvent{{At: t0, Status: entity.StatusActive}}},
+		"an event without a time":    {entity.Lifecycle{Status: entity.StatusActive}, []entity.HistoryEvent{{Actor: "a", Status: entity.StatusActive}}},
+		"an unknown event status":    {entity.Lifecycle{Status: entity.StatusActive}, []entity.HistoryEvent{{At: t0, Actor: "a", Status: "retired"}}},
 	} {
 		_, err := s.RestoreLifecycle(ctx(t), repl.Digest, bad.lc, bad.h)
 		wantErr(t, "RestoreLifecycle of "+what, err, store.ErrInvalid)

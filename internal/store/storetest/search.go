@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -45,7 +46,7 @@ func testSearch(t *testing.T, open Opener) {
 		bodyOld := putText(t, s, simpleDoc("Plain three", "nothing", []string{"misc"}, "A quokka lives here."))
 		bodyNew := putText(t, s, simpleDoc("Plain four", "nothing", []string{"misc"}, "Another quokka too."))
 		got := hexes(search(t, s, store.Query{Text: "quokka"}).Entries)
-		want := hexes([]store.Entry{both, title, tag, desc, bodyNew, bodyOld})
+		want := hexes([]entity.Entry{both, title, tag, desc, bodyNew, bodyOld})
 		if !slices.Equal(got, want) {
 			t.Fatalf("relevance order %v;\nwant title and description %v, title %v, description or tag newest first %v, body newest first %v",
 				got, want[0], want[1], want[2:4], want[4:])
@@ -79,7 +80,7 @@ func testSearch(t *testing.T, open Opener) {
 		ab := putText(t, s, simpleDoc("Both", "x", []string{"alpha", "beta"}, "Shared word walrus."))
 		a := putText(t, s, simpleDoc("Only alpha", "x", []string{"alpha"}, "Shared word walrus."))
 		putText(t, s, simpleDoc("Only beta", "x", []string{"beta"}, "Other words."))
-		check := func(q store.Query, want ...store.Entry) {
+		check := func(q store.Query, want ...entity.Entry) {
 			t.Helper()
 			got := hexes(search(t, s, q).Entries)
 			slices.Sort(got)
@@ -103,7 +104,7 @@ func testSearch(t *testing.T, open Opener) {
 
 	t.Run("Sorts", func(t *testing.T) {
 		s := open(t)
-		var stored []store.Entry
+		var stored []entity.Entry
 		for _, title := range []string{"banana", "Apple", "cherry", "apple pie", "Date"} {
 			stored = append(stored, putText(t, s, simpleDoc(title, "fruit salad", []string{"fruit"}, "Fruit.")))
 		}
@@ -183,7 +184,7 @@ func testSearch(t *testing.T, open Opener) {
 }
 
 // checkNewestOrder fails unless entries run newest first, ties by hex descending.
-func checkNewestOrder(t testing.TB, es []store.Entry) {
+func checkNewestOrder(t testing.TB, es []entity.Entry) {
 	t.Helper()
 	for i := 1; i < len(es); i++ {
 		a, b := es[i-1], es[i]

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -102,7 +103,7 @@ func prepare(t testing.TB, content string, extraTags ...string) store.NewDocumen
 }
 
 // put stores a document that must be new.
-func put(t testing.TB, s store.Store, nd store.NewDocument) store.Entry {
+func put(t testing.TB, s store.Store, nd store.NewDocument) entity.Entry {
 	t.Helper()
 	e, created, err := s.Put(ctx(t), nd)
 	if err != nil {
@@ -115,7 +116,7 @@ func put(t testing.TB, s store.Store, nd store.NewDocument) store.Entry {
 }
 
 // putText prepares and stores a new document.
-func putText(t testing.TB, s store.Store, content string, extraTags ...string) store.Entry {
+func putText(t testing.TB, s store.Store, content string, extraTags ...string) entity.Entry {
 	t.Helper()
 	return put(t, s, prepare(t, content, extraTags...))
 }
@@ -143,7 +144,7 @@ func noErr(t testing.TB, what string, err error) {
 }
 
 // hexes lists the digests of entries in order.
-func hexes(es []store.Entry) []string {
+func hexes(es []entity.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Digest.Hex()
@@ -170,9 +171,9 @@ func search(t testing.TB, s store.Store, q store.Query) store.Page {
 }
 
 // searchAll walks every page of a query and returns the entries in order.
-func searchAll(t testing.TB, s store.Store, q store.Query) []store.Entry {
+func searchAll(t testing.TB, s store.Store, q store.Query) []entity.Entry {
 	t.Helper()
-	var all []store.Entry
+	var all []entity.Entry
 	for pages := 0; ; pages++ {
 		if pages > 10000 {
 			t.Fatal("pagination does not end")
@@ -200,7 +201,7 @@ func sameTime(a, b time.Time) bool {
 }
 
 // sameEntry fails unless two entries describe the same stored row.
-func sameEntry(t testing.TB, what string, got, want store.Entry) {
+func sameEntry(t testing.TB, what string, got, want entity.Entry) {
 	t.Helper()
 	switch {
 	case got.Digest != want.Digest:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
 )
@@ -63,7 +64,7 @@ func TestDeprecatedUpgrade[S store.Store](t *testing.T, engine migrate.Engine, d
 	s := openStore(t, dsn, open)
 	old := ownedDoc(t, s, "acme", "Harbour tides", nil)
 	live := ownedDoc(t, s, "globex", "Harbour charts", nil)
-	_, err := s.SetStatus(ctx(t), live.Digest, store.StatusChange{Status: store.StatusDeprecated, Actor: "globex"})
+	_, err := s.SetStatus(ctx(t), live.Digest, store.StatusChange{Status: entity.StatusDeprecated, Actor: "globex"})
 	noErr(t, "SetStatus deprecated", err)
 	s.Close()
 	if err := migrate.Down(ctx(t), engine, dsn, 1); err != nil {
@@ -73,7 +74,7 @@ func TestDeprecatedUpgrade[S store.Store](t *testing.T, engine migrate.Engine, d
 		t.Fatal(err)
 	}
 	s = openStore(t, dsn, open)
-	if e := mustGet(t, s, live.Digest); e.Demoted&store.DemotedDeprecated == 0 {
+	if e := mustGet(t, s, live.Digest); e.Demoted&entity.DemotedDeprecated == 0 {
 		t.Fatalf("after the upgrade a deprecated entry's demotion is %v", e.Demoted)
 	}
 	got := search(t, s, store.Query{Text: "harbour"}).Entries

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/api"
 	"github.com/agora-registry/registry/internal/api/html"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/postgres"
@@ -98,11 +99,11 @@ func Start(t testing.TB, o Options) *Server {
 	t.Cleanup(hs.Close)
 
 	s := &Server{URL: base, Svc: svc, Store: st, Log: tl, Logs: logs}
-	pub, err := svc.CreateToken(ctx, "security-publish", []store.Scope{store.ScopePublish})
+	pub, err := svc.CreateToken(ctx, "security-publish", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := svc.CreateToken(ctx, "security-admin", []store.Scope{store.ScopeAdmin})
+	adm, err := svc.CreateToken(ctx, "security-admin", []entity.Scope{entity.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func (s *Server) Snapshot(t testing.TB) Snapshot {
 		t.Fatal(err)
 	}
 	var lines []string
-	err = s.Store.Each(ctx, func(e store.Entry) error {
+	err = s.Store.Each(ctx, func(e entity.Entry) error {
 		lines = append(lines, fmt.Sprintf("%s %x withdrawn=%v tags=%s title=%q",
 			e.Digest.Hex(), sha256.Sum256(e.Content), e.WithdrawnAt != nil, strings.Join(e.Metadata.Tags, ","), e.Metadata.Title))
 		return nil

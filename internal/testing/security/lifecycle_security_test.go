@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -62,7 +63,7 @@ func TestLifecycleAndPublisherAttacks(t *testing.T) {
 				if _, err := s.Svc.CreatePublisher(ctx, name, name); err != nil {
 					t.Fatal(err)
 				}
-				tok, err := s.Svc.CreatePublisherToken(ctx, name, name+"-publish", []store.Scope{store.ScopePublish})
+				tok, err := s.Svc.CreatePublisherToken(ctx, name, name+"-publish", []entity.Scope{entity.ScopePublish})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -177,7 +178,7 @@ func TestConcurrentDeprecationsMakeNoCycle(t *testing.T) {
 			if _, err := s.Svc.CreatePublisher(ctx, "alice", ""); err != nil {
 				t.Fatal(err)
 			}
-			tok, err := s.Svc.CreatePublisherToken(ctx, "alice", "alice-publish", []store.Scope{store.ScopePublish})
+			tok, err := s.Svc.CreatePublisherToken(ctx, "alice", "alice-publish", []entity.Scope{entity.ScopePublish})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agora-registry/registry/internal/entity"
 	xhtml "golang.org/x/net/html"
-
-	"github.com/agora-registry/registry/internal/store"
 )
 
 // pageMetas lists every <meta> of page as "name-or-property=content", and
@@ -59,7 +58,7 @@ func TestMetaTagsCannotBeInjected(t *testing.T) {
 	if _, err := s.Svc.CreatePublisher(ctx, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := s.Svc.CreatePublisherToken(ctx, "alice", "alice-publish", []store.Scope{store.ScopePublish})
+	tok, err := s.Svc.CreatePublisherToken(ctx, "alice", "alice-publish", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -18,7 +19,7 @@ type leakyTokenStore struct {
 	touches atomic.Int64
 }
 
-func (s *leakyTokenStore) TokenBySecret(ctx context.Context, h [32]byte) (store.Token, error) {
+func (s *leakyTokenStore) TokenBySecret(ctx context.Context, h [32]byte) (entity.Token, error) {
 	t, err := s.Store.TokenBySecret(ctx, h)
 	if !errors.Is(err, store.ErrTokenUnknown) {
 		return t, err
@@ -47,7 +48,7 @@ func TestRevokedTokenRefusedEvenWhenTheStoreReturnsIt(t *testing.T) {
 	ctx := context.Background()
 	st := &leakyTokenStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(st, registry.Config{PublicURL: "http://127.0.0.1"})
-	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
+	tok, err := svc.CreateToken(ctx, "t", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestLastUsedTouchIsThrottled(t *testing.T) {
 	ctx := context.Background()
 	st := &leakyTokenStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(st, registry.Config{PublicURL: "http://127.0.0.1"})
-	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
+	tok, err := svc.CreateToken(ctx, "t", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}

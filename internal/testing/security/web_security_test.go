@@ -14,6 +14,7 @@ import (
 
 	xhtml "golang.org/x/net/html"
 
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -392,12 +393,12 @@ type recordingStore struct {
 	wrongRow bool
 }
 
-func (r *recordingStore) TokenBySecret(ctx context.Context, h [32]byte) (store.Token, error) {
+func (r *recordingStore) TokenBySecret(ctx context.Context, h [32]byte) (entity.Token, error) {
 	r.seen = append(r.seen, h)
 	if r.wrongRow {
 		toks, err := r.Store.ListTokens(ctx)
 		if err != nil || len(toks) == 0 {
-			return store.Token{}, store.ErrTokenUnknown
+			return entity.Token{}, store.ErrTokenUnknown
 		}
 		return r.Store.TokenBySecret(ctx, toks[0].SecretHash)
 	}
@@ -412,7 +413,7 @@ func TestTokenLookupIsByHashAndConstantTime(t *testing.T) {
 	ctx := context.Background()
 	rec := &recordingStore{Store: openStore(t, "sqlite", "")}
 	svc := registry.New(rec, registry.Config{PublicURL: "http://127.0.0.1"})
-	tok, err := svc.CreateToken(ctx, "t", []store.Scope{store.ScopePublish})
+	tok, err := svc.CreateToken(ctx, "t", []entity.Scope{entity.ScopePublish})
 	if err != nil {
 		t.Fatal(err)
 	}
