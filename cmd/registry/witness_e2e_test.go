@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/testing/witnesstest"
 	"github.com/agora-registry/registry/internal/translog"
 )
@@ -33,7 +34,8 @@ func TestServeWithLitewitness(t *testing.T) {
 	lw := witnesstest.Start(t, "witness.test/e2e", "registry.test/witnessed", vkey)
 	s := startServer(t, "--data-dir", t.TempDir(), "--open-publish", "--no-examples", "--log-key-file", keyFile,
 		"--witness", lw.VerifierKey+"@"+lw.URL)
-	publishOver(t, s.URL, "# Witnessed\n\nA document the witness sees logged.\n")
+	doc := "# Witnessed\n\nA document the witness sees logged.\n"
+	hex := publishOver(t, s.URL, doc)
 
 	logKey, err := note.NewVerifier(vkey)
 	if err != nil {
@@ -66,7 +68,33 @@ func TestServeWithLitewitness(t *testing.T) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
+
+	// What a reader does with it: verify requires the witness's cosignature
+	// (quorum 1) and passes; a key of a witness that never saw the log does
+	// not count, and the quorum is not met (exit 2, never a fork).
+	state := filepath.Join(t.TempDir(), "verify.json")
+	wantVerify(t, s.URL, state, 0, "cosigned by 1 of 1 witnesses (quorum 1): witness.test/e2e",
+		"--key="+vkey, "--witness-key", lw.VerifierKey, "--quorum", "1", hex)
+	stranger := security.NewWitness(t, "stranger.test").VerifierKey
+	out := wantVerify(t, s.URL, filepath.Join(t.TempDir(), "v.json"), 2, "0 of the 1 configured witnesses cosigned",
+		"--key="+vkey, "--witness-key", stranger, "--quorum", "1", hex)
+	if strings.Contains(out, "FORK") {
+		t.Fatalf("a missing cosignature was called a fork:\n%s", out)
+	}
+	// The document's proof travels: checked offline with the log's key and
+	// the witness's key.
+	dir := t.TempDir()
+	proof, file := filepath.Join(dir, "doc.tlog-proof"), filepath.Join(dir, "doc.md")
+	if err := os.WriteFile(proof, mustGet(t, s.URL+"/protocol/"+hex+".tlog-proof"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stopServer(t, s)
+	if stdout, errOut, err := runCLI(t, nil, nil, "verify", "--proof", proof, "--key="+vkey, "--witness-key", lw.VerifierKey, "--quorum", "1", file); err != nil {
+		t.Fatalf("verify --proof with the witness's key: %v\n%s%s", err, stdout, errOut)
+	}
 }
 
 // TestServeRefusesBadWitnesses: a --witness that is not VKEY@URL with a
