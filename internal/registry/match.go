@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,7 +50,7 @@ type MatchRequest struct {
 
 // Reason is one contribution to a match's score.
 type Reason struct {
-	Kind   string   // text, field, agents, adoption, superseded, deprecated, replaces
+	Kind   string   // text, query, field, agents, adoption, superseded, deprecated, replaces
 	Words  []string // the words or field names matched, when any
 	Points float64
 }
@@ -257,6 +258,10 @@ func taskPhrasing(task string) map[string]bool {
 // root of its length, so a short query met whole counts most. Queries are
 // few and short (protocol.MaxRepresentativeQueries), the task's words a set.
 func (m *Match) addQuery(body []byte, phrasing map[string]bool, w matchWeights) {
+	fm, _, ok := protocol.SplitFrontMatter(body)
+	if !ok || !bytes.Contains(fm, []byte("representativeQueries")) {
+		return // parsing the YAML costs about 0.1 ms: not for nothing
+	}
 	md, _ := protocol.ParseMetadata(body)
 	best, bestWords := 0.0, []string(nil)
 	for _, q := range md.RepresentativeQueries {
