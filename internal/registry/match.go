@@ -260,11 +260,10 @@ func taskPhrasing(task string) map[string]bool {
 func (m *Match) addQuery(body []byte, phrasing map[string]bool, w matchWeights) {
 	fm, _, ok := protocol.SplitFrontMatter(body)
 	if !ok || !bytes.Contains(fm, []byte("representativeQueries")) {
-		return // parsing the YAML costs about 0.1 ms: not for nothing
+		return // decoding the YAML is the cost: not for nothing
 	}
-	md, _ := protocol.ParseMetadata(body)
 	best, bestWords := 0.0, []string(nil)
-	for _, q := range md.RepresentativeQueries {
+	for _, q := range protocol.RepresentativeQueries(body) {
 		terms := store.Terms(q)
 		var met []string
 		for _, t := range terms {
