@@ -414,12 +414,12 @@ type matchRow struct {
 	Queries   bool   `json:"representativeQueries"`
 	Dev       struct {
 		Tasks                  int
-		Top1, Top3             float64
+		Top1, Top3, Reach      float64
 		P50Ms, P95Ms, CPUP95Ms float64
 	} `json:"dev"`
 	HeldOut struct {
 		Tasks                  int
-		Top1, Top3             float64
+		Top1, Top3, Reach      float64
 		P50Ms, P95Ms, CPUP95Ms float64
 	} `json:"heldOut"`
 }
@@ -432,14 +432,14 @@ func renderMatch(data []byte) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString("### Task match (`cd bench && go run ./cmd/matchbench`)\n\n")
-	b.WriteString("| engine | documents | ranking | queries | dev top-1 / top-3 | held-out top-1 / top-3 | wall p50 / p95 | CPU p95 |\n|---|--:|---|---|--:|--:|--:|--:|\n")
+	b.WriteString("| engine | documents | ranking | queries | dev top-1 / top-3 / reach | held-out top-1 / top-3 / reach | wall p50 / p95 | CPU p95 |\n|---|--:|---|---|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		q := "no"
 		if r.Queries {
 			q = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f ms | %.1f ms |\n", engineTitle(r.Engine), thousands(r.Documents),
-			r.Ranking, q, r.Dev.Top1, r.Dev.Top3, r.HeldOut.Top1, r.HeldOut.Top3, r.Dev.P50Ms, r.Dev.P95Ms, max(r.Dev.CPUP95Ms, r.HeldOut.CPUP95Ms))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.1f / %.1f ms | %.1f ms |\n", engineTitle(r.Engine), thousands(r.Documents),
+			r.Ranking, q, r.Dev.Top1, r.Dev.Top3, r.Dev.Reach, r.HeldOut.Top1, r.HeldOut.Top3, r.HeldOut.Reach, r.Dev.P50Ms, r.Dev.P95Ms, max(r.Dev.CPUP95Ms, r.HeldOut.CPUP95Ms))
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil

@@ -59,9 +59,9 @@ func Main(ctx context.Context, c Config) error {
 				closeStore()
 				return err
 			}
-			sizes := []int{len(docs), c.N}
-			if noQueries {
-				sizes = sizes[:1] // the figure without queries, on the corpus alone
+			sizes := []int{len(docs)}
+			if c.N > len(docs) && !noQueries { // the figure without queries is on the corpus alone
+				sizes = append(sizes, c.N)
 			}
 			for _, n := range sizes {
 				if n > len(docs) {
@@ -83,10 +83,10 @@ func Main(ctx context.Context, c Config) error {
 					if m != nil {
 						row.Ranking = registry.RankedByLLM
 					}
-					var miss func(Task, []string)
+					var miss func(Task, []string, int)
 					if c.Misses {
-						miss = func(t Task, got []string) {
-							fmt.Fprintf(c.Out, "  miss (held-out %v) %q want %v got %v\n", t.HeldOut, t.Text, t.Right, got)
+						miss = func(t Task, got []string, at int) {
+							fmt.Fprintf(c.Out, "  miss (held-out %v) %q want %v got %v, right at %d\n", t.HeldOut, t.Text, t.Right, got, at)
 						}
 					}
 					if row.Dev, row.HeldOut, err = Run(ctx, svc.MatchRanked, keys, tasks, miss); err != nil {
@@ -111,9 +111,9 @@ func Main(ctx context.Context, c Config) error {
 }
 
 func rowLine(r Row) string {
-	return fmt.Sprintf("%s n=%d %s queries=%v  dev top1=%.3f top3=%.3f p50=%.1fms p95=%.1fms cpu p95=%.1fms  held-out top1=%.3f top3=%.3f p95=%.1fms cpu p95=%.1fms",
-		r.Engine, r.Documents, r.Ranking, r.Queries, r.Dev.Top1, r.Dev.Top3, r.Dev.P50Millis, r.Dev.P95Millis, r.Dev.CPUP95Millis,
-		r.HeldOut.Top1, r.HeldOut.Top3, r.HeldOut.P95Millis, r.HeldOut.CPUP95Millis)
+	return fmt.Sprintf("%s n=%d %s queries=%v  dev top1=%.3f top3=%.3f reach=%.3f p50=%.1fms p95=%.1fms cpu p95=%.1fms  held-out top1=%.3f top3=%.3f reach=%.3f p95=%.1fms cpu p95=%.1fms",
+		r.Engine, r.Documents, r.Ranking, r.Queries, r.Dev.Top1, r.Dev.Top3, r.Dev.Reach, r.Dev.P50Millis, r.Dev.P95Millis, r.Dev.CPUP95Millis,
+		r.HeldOut.Top1, r.HeldOut.Top3, r.HeldOut.Reach, r.HeldOut.P95Millis, r.HeldOut.CPUP95Millis)
 }
 
 func open(ctx context.Context, engine string, getenv func(string) string) (store.Store, func(), error) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -62,6 +63,10 @@ func FuzzParseMetadata(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		m, lints := ParseMetadata(doc)
 		checkMetadata(t, doc, m, lints)
+		// The task match's lean reader agrees with the whole reading.
+		if qs := RepresentativeQueries(doc); !slices.Equal(qs, m.RepresentativeQueries) {
+			t.Fatalf("RepresentativeQueries(%q) = %q, ParseMetadata has %q", doc, qs, m.RepresentativeQueries)
+		}
 	})
 }
 

@@ -298,3 +298,25 @@ func textList(n *yaml.Node, commaSplit bool) ([]string, bool) {
 	}
 	return []string{s}, true
 }
+
+// RepresentativeQueries reads only a document's representativeQueries, as
+// ParseMetadata does, at a third of its cost (one YAML decode, not the
+// whole reading): the task match reads them from up to 20 candidates.
+func RepresentativeQueries(doc []byte) []string {
+	block, _, ok := SplitFrontMatter(doc)
+	if !ok {
+		return nil
+	}
+	root, over, err := decodeFrontMatter(block)
+	if over != nil || err != nil || root.IsZero() {
+		return nil
+	}
+	var fm struct {
+		Queries yaml.Node `yaml:"representativeQueries"`
+	}
+	if root.Decode(&fm) != nil {
+		return nil
+	}
+	qs, _ := readQueries(&fm.Queries)
+	return qs
+}

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -276,5 +277,31 @@ func TestParseMetadataRepresentativeQueries(t *testing.T) {
 				t.Errorf("lints = %v, want codes %v", lints, c.lints)
 			}
 		})
+	}
+}
+
+// The task match's lean reader reads what ParseMetadata reads: lists in
+// both YAML styles, extra and long queries cut, aliases, anything else
+// ignored.
+func TestRepresentativeQueriesAgrees(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	for _, fm := range []string{
+		"representativeQueries:\n  - reserve a table\n  - book dinner for two\n",
+		"representativeQueries: [a, b, c, d, e, f, g]\n",
+		"representativeQueries: [\"" + long + "\", short one]\n",
+		"q: &q [one task, another task]\nrepresentativeQueries: *q\n",
+		"representativeQueries: just one text\n",
+		"representativeQueries: [[nested], 3]\n",
+		"name: none\n",
+		"representativeQueries: [unclosed\n",
+	} {
+		doc := []byte("---\n" + fm + "---\n\n# T\n\nBody.\n")
+		m, _ := ParseMetadata(doc)
+		if got := RepresentativeQueries(doc); !slices.Equal(got, m.RepresentativeQueries) {
+			t.Errorf("%q: RepresentativeQueries %q, ParseMetadata %q", fm, got, m.RepresentativeQueries)
+		}
+	}
+	if got := RepresentativeQueries([]byte("---\nrepresentativeQueries: [x, y]\n---\n")); len(got) != 2 {
+		t.Errorf("a plain list reads %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,7 +51,7 @@ type MatchRequest struct {
 
 // Reason is one contribution to a match's score.
 type Reason struct {
-	Kind   string   // text, field, agents, adoption, superseded, deprecated, replaces
+	Kind   string   // text, query, field, agents, adoption, superseded, deprecated, replaces
 	Words  []string // the words or field names matched, when any
 	Points float64
 }
@@ -70,12 +71,13 @@ var ErrEmptyMatch = apperr.New(apperr.Invalid, "empty_match",
 // matchWeights scale each reason; tests zero one at a time to show each
 // changes the ranking.
 type matchWeights struct {
-	text, field, agents, adoption, demoted float64
+	text, field, agents, adoption, demoted, query float64
 }
 
 // demoted is the share of its points a deprecated or superseded document
 // loses; its replacement takes them over (matchReplacements).
-var defaultMatchWeights = matchWeights{text: 1, field: 1, agents: 1, adoption: 1, demoted: 0.5}
+// query was chosen on the benchmark's dev tasks (bench/matchbench).
+var defaultMatchWeights = matchWeights{text: 1, field: 1, agents: 1, adoption: 1, demoted: 0.5, query: 4}
 
 // stopWords never take part in a search: they would match nearly every
 // document and crowd the candidates.
@@ -105,6 +107,7 @@ func (s *Service) match(ctx context.Context, r MatchRequest, w matchWeights) ([]
 		r.Limit = MaxMatchLimit
 	}
 	words := taskWords(r.Task)
+	phrasing := taskPhrasing(r.Task)
 	fields, err := schemaFields(r.InputSchema, r.OutputSchema)
 	if err != nil {
 		return nil, err
@@ -133,7 +136,9 @@ func (s *Service) match(ctx context.Context, r MatchRequest, w matchWeights) ([]
 			continue // withdrawn since the search: not a match
 		}
 		text := w.text * textPoints * h.Relevance / hits[0].Relevance
-		out = append(out, scoreMatch(h.Entry, body[:min(len(body), matchBodyScanBytes)], text, words, fields, signals[h.Entry.Digest], w))
+		m := scoreMatch(h.Entry, body[:min(len(body), matchBodyScanBytes)], text, words, fields, signals[h.Entry.Digest], w)
+		m.addQuery(body, phrasing, w)
+		out = append(out, m)
 	}
 	if out, err = s.matchReplacements(ctx, out, w); err != nil {
 		return nil, err
@@ -236,6 +241,44 @@ func taskWords(task string) []string {
 		}
 	}
 	return out
+}
+
+// taskPhrasing is the set of the task's words, stop words included and
+// plurals folded: a representative query is phrased like the task when
+// it shares them ("translate this into german").
+func taskPhrasing(task string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range store.Terms(task) {
+		set[fold(w)] = true
+	}
+	return set
+}
+
+// addQuery adds the points of the document's representative query phrased
+// most like the task: its distinct words the task has, over the square
+// root of its length, so a short query met whole counts most. Queries are
+// few and short (protocol.MaxRepresentativeQueries), the task's words a set.
+func (m *Match) addQuery(body []byte, phrasing map[string]bool, w matchWeights) {
+	fm, _, ok := protocol.SplitFrontMatter(body)
+	if !ok || !bytes.Contains(fm, []byte("representativeQueries")) {
+		return // decoding the YAML is the cost: not for nothing
+	}
+	best, bestWords := 0.0, []string(nil)
+	for _, q := range protocol.RepresentativeQueries(body) {
+		terms := store.Terms(q)
+		var met []string
+		for _, t := range terms {
+			if phrasing[fold(t)] && !slices.Contains(met, t) {
+				met = append(met, t)
+			}
+		}
+		if len(terms) > 0 && len(met) > 0 {
+			if v := float64(len(met)) / math.Sqrt(float64(len(terms))); v > best {
+				best, bestWords = v, met
+			}
+		}
+	}
+	m.add("query", bestWords, math.Round(w.query*best*1000)/1000)
 }
 
 // schemaFields collects the property names of both schemas (nested

@@ -279,3 +279,41 @@ func (c *countingStore) Get(ctx context.Context, d protocol.Digest, withContent 
 	c.gets++
 	return c.Store.Get(ctx, d, withContent)
 }
+
+// A task phrased like a protocol's representative query ranks it above
+// one whose title holds the task's rarer words: the query's words the task
+// shares count, stop words included.
+func TestMatchQueryPhrasingRanks(t *testing.T) {
+	svc := newService(t, Config{})
+	ctx := context.Background()
+	put := func(doc string) protocol.Digest {
+		t.Helper()
+		res, err := svc.Publish(ctx, []byte(doc), nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Entry.Digest
+	}
+	letter := put("---\nname: German Letter Templates\ndescription: Formal letters.\n---\n\nBody.\n")
+	translate := put("---\nname: Translate Text\ndescription: Text from one language to another.\nrepresentativeQueries: [turn my words into spanish, say this in french]\n---\n\nBody.\n")
+	order := func(w matchWeights) []protocol.Digest {
+		t.Helper()
+		ms, err := svc.match(ctx, MatchRequest{Task: "turn my letter into german"}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []protocol.Digest
+		for _, m := range ms {
+			got = append(got, m.Entry.Digest)
+		}
+		return got
+	}
+	if got := order(defaultMatchWeights); !slices.Equal(got, []protocol.Digest{translate, letter}) {
+		t.Fatalf("order %v, want the translation first %v", got, translate)
+	}
+	w := defaultMatchWeights
+	w.query = 0
+	if got := order(w); !slices.Equal(got, []protocol.Digest{letter, translate}) {
+		t.Fatalf("without query points the order is %v: the test does not show them", got)
+	}
+}
