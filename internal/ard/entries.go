@@ -80,6 +80,9 @@ func parseURN(id string) (parsedURN, bool) {
 // agentOrigin is the origin an agent URN names, spelled as the directory
 // spells it, or "" when the URN is no canonical agent URN.
 func agentOrigin(u parsedURN) string {
+	if u.namespace != nsAgent {
+		return ""
+	}
 	scheme, port, _ := strings.Cut(u.name, "-")
 	if scheme != "http" && scheme != "https" {
 		return ""

@@ -73,7 +73,7 @@ func canonObject(dec *json.Decoder, out *bytes.Buffer, depth int, drop string) e
 		if err := canonValue(dec, &m, depth); err != nil {
 			return err
 		}
-		if key != drop {
+		if drop == "" || key != drop { // "" drops nothing: a member may be named ""
 			members = append(members, member{utf16.Encode([]rune(key)), m.Bytes()})
 		}
 	}
