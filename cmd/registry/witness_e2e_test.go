@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/testing/security"
 	"github.com/agora-registry/registry/internal/testing/witnesstest"
-	"github.com/agora-registry/registry/internal/translog"
 )
 
 // TestServeWithLitewitness: `registry serve --witness VKEY@URL` pointing at
@@ -41,7 +41,7 @@ func TestServeWithLitewitness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wv, err := translog.CosignatureVerifier(lw.VerifierKey)
+	wv, _, err := agora.ParseWitnessKey(lw.VerifierKey)
 	if err != nil {
 		t.Fatal(err)
 	}

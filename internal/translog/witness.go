@@ -3,9 +3,6 @@ package translog
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/ed25519"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -49,7 +45,7 @@ const (
 type Witness struct {
 	Key string
 	URL string
-	v   *torchwood.CosignatureVerifier
+	v   note.Verifier
 }
 
 // Name is the witness's name (its cosignature lines' key name).
@@ -61,46 +57,15 @@ func ParseWitness(s string) (Witness, error) {
 	if !ok {
 		return Witness{}, fmt.Errorf("witness %q is not VKEY@URL", s)
 	}
-	v, err := CosignatureVerifier(vkey)
+	v, _, err := agora.ParseWitnessKey(vkey)
 	if err != nil {
-		return Witness{}, fmt.Errorf("witness %q: %w", s, err)
+		return Witness{}, fmt.Errorf("witness %q is not a cosignature verifier key: %w", s, err)
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return Witness{}, fmt.Errorf("witness %q: %q is not an http(s) base URL", s, base)
 	}
 	return Witness{Key: vkey, URL: strings.TrimSuffix(base, "/"), v: v}, nil
-}
-
-// CosignatureVerifier reads a witness's verifier key: name+hash+base64 of
-// 0x04 and its Ed25519 public key (c2sp.org/tlog-cosignature), verified by
-// torchwood's cosignature code.
-func CosignatureVerifier(vkey string) (*torchwood.CosignatureVerifier, error) {
-	name, rest, _ := strings.Cut(vkey, "+")
-	hash16, key64, _ := strings.Cut(rest, "+")
-	hash, err1 := strconv.ParseUint(hash16, 16, 32)
-	key, err2 := base64.StdEncoding.DecodeString(key64)
-	if err1 != nil || err2 != nil || len(hash16) != 8 || len(key) != 1+ed25519.PublicKeySize || key[0] != 4 {
-		return nil, errors.New("not a cosignature verifier key (name+hash+base64 of 0x04 and an Ed25519 public key, c2sp.org/tlog-cosignature)")
-	}
-	s, err := torchwood.NewCosignatureSigner(name, publicKey(key[1:]))
-	if err != nil {
-		return nil, fmt.Errorf("not a cosignature verifier key: %w", err)
-	}
-	v := s.Verifier()
-	if v.KeyHash() != uint32(hash) {
-		return nil, errors.New("the verifier key's hash does not match its name and key")
-	}
-	return v, nil
-}
-
-// publicKey is an Ed25519 public key as the crypto.Signer torchwood builds
-// a cosignature verifier from; it never signs.
-type publicKey ed25519.PublicKey
-
-func (k publicKey) Public() crypto.PublicKey { return ed25519.PublicKey(k) }
-func (publicKey) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
-	return nil, errors.New("a verifier key does not sign")
 }
 
 // Cosigner sends the log's checkpoints to its witnesses and appends their
@@ -381,7 +346,7 @@ func (c *Cosigner) addCheckpoint(ctx context.Context, w *witnessRun, old int64, 
 // cosignatureOf returns the cosignature line by v among lines (a
 // witness's answer: signature lines of checkpoint) after verifying it over
 // checkpoint; anything else in lines is dropped.
-func cosignatureOf(checkpoint, lines []byte, v *torchwood.CosignatureVerifier) (string, error) {
+func cosignatureOf(checkpoint, lines []byte, v note.Verifier) (string, error) {
 	if len(lines) == 0 || lines[len(lines)-1] != '\n' {
 		return "", errors.New("the witness's answer is not signature lines")
 	}
@@ -389,7 +354,7 @@ func cosignatureOf(checkpoint, lines []byte, v *torchwood.CosignatureVerifier) (
 	if err != nil {
 		var unverified *note.UnverifiedNoteError
 		if errors.As(err, &unverified) {
-			return "", fmt.Errorf("the witness's answer has no cosignature by %s", v.String())
+			return "", fmt.Errorf("the witness's answer has no cosignature by %s", v.Name())
 		}
 		return "", fmt.Errorf("the witness's cosignature does not verify: %w", err)
 	}
@@ -398,7 +363,7 @@ func cosignatureOf(checkpoint, lines []byte, v *torchwood.CosignatureVerifier) (
 			return "— " + s.Name + " " + s.Base64 + "\n", nil
 		}
 	}
-	return "", fmt.Errorf("the witness's answer has no cosignature by %s", v.String())
+	return "", fmt.Errorf("the witness's answer has no cosignature by %s", v.Name())
 }
 
 // cosignedBy returns the witness's stored cosignature line when it is one

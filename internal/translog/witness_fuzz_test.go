@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"filippo.io/torchwood"
+	"github.com/agora-registry/registry/agora"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -69,7 +70,7 @@ func FuzzParseWitness(f *testing.F) {
 		if !strings.HasPrefix(w.URL, "http://") && !strings.HasPrefix(w.URL, "https://") {
 			t.Fatalf("ParseWitness(%q) accepted URL %q", s, w.URL)
 		}
-		if _, err := CosignatureVerifier(w.Key); err != nil {
+		if _, _, err := agora.ParseWitnessKey(w.Key); err != nil {
 			t.Fatalf("ParseWitness(%q) accepted key %q: %v", s, w.Key, err)
 		}
 	})

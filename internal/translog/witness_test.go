@@ -180,7 +180,7 @@ func servedCosignatures(t testing.TB, srv *security.Server, witnessKeys ...strin
 	}
 	vs := []note.Verifier{lk}
 	for _, k := range witnessKeys {
-		v, err := translog.CosignatureVerifier(k)
+		v, _, err := agora.ParseWitnessKey(k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,7 +588,7 @@ func TestWitnessOneSenderAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := translog.CosignatureVerifier(f.vkey)
+	v, _, _ := agora.ParseWitnessKey(f.vkey)
 	if n, err := note.Open(cp, note.VerifierList(v)); err != nil || len(n.Sigs) != 1 {
 		t.Fatalf("the other replica's checkpoint is not cosigned: %v\n%s", err, cp)
 	}
