@@ -184,8 +184,7 @@ func (s *Service) Lookup(ctx context.Context, id string) (Entry, error) {
 		}
 		// The store keeps a document's representativeQueries in its match
 		// index only; one lookup reads them from the bytes.
-		m, _ := protocol.ParseMetadata(e.Content)
-		e.Metadata.RepresentativeQueries = m.RepresentativeQueries
+		e.Metadata.RepresentativeQueries = protocol.RepresentativeQueries(e.Content)
 		return s.protocolEntry(e), nil
 	case nsAgent:
 		origin := agentOrigin(u)

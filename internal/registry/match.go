@@ -411,7 +411,6 @@ func (s *Service) WithQueries(ctx context.Context, e entity.Entry) entity.Entry 
 			return e // shown without them
 		}
 	}
-	m, _ := protocol.ParseMetadata(body)
-	e.Metadata.RepresentativeQueries = m.RepresentativeQueries
+	e.Metadata.RepresentativeQueries = protocol.RepresentativeQueries(body)
 	return e
 }
