@@ -77,6 +77,27 @@ func Down(ctx context.Context, engine Engine, dsn string, steps int) error {
 	})
 }
 
+// To migrates up or down to exactly version v, an embedded version or 0
+// (none applied, as DownAll). It refuses a dirty schema.
+func To(ctx context.Context, engine Engine, dsn string, v uint) error {
+	ups, err := upFiles(engine)
+	if err != nil {
+		return err
+	}
+	if _, ok := ups[v]; !ok && v != 0 {
+		return fmt.Errorf("migrate: %s has no embedded migration %d", engine, v)
+	}
+	return withMigrator(ctx, engine, dsn, func(m *migrate.Migrate) error {
+		if err := refuseDirty(m, engine); err != nil {
+			return err
+		}
+		if v == 0 {
+			return done(m.Down(), engine)
+		}
+		return done(m.Migrate(v), engine)
+	})
+}
+
 // DownAll reverts every migration, dropping all registry tables and their
 // data. Callers must have asked the operator for explicit confirmation.
 func DownAll(ctx context.Context, engine Engine, dsn string) error {

@@ -5,11 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -18,7 +15,6 @@ import (
 
 	"github.com/agora-registry/registry/internal/store/migrate"
 	"github.com/agora-registry/registry/internal/testing/pgtest"
-	"github.com/agora-registry/registry/migrations"
 )
 
 // engineDB is one engine's throw-away database and a way to run SQL on it.
@@ -263,34 +259,15 @@ func TestCancelledContext(t *testing.T) {
 	}
 }
 
-// embeddedVersions lists the engine's embedded migration numbers (they
-// need not be consecutive: branches number theirs apart).
-func embeddedVersions(t *testing.T, engine migrate.Engine) []uint {
+// previousVersion is the embedded migration before v (0 for the first).
+func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
 	t.Helper()
-	fsys, dir := migrations.Postgres, "postgres"
-	if engine == migrate.SQLite {
-		fsys, dir = migrations.SQLite, "sqlite"
-	}
-	names, err := fs.Glob(fsys, dir+"/*.up.sql")
+	versions, err := migrate.Versions(engine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []uint
-	for _, name := range names {
-		num, _, _ := strings.Cut(path.Base(name), "_")
-		n, err := strconv.ParseUint(num, 10, 64)
-		if err != nil {
-			t.Fatalf("migration %s has no version number", name)
-		}
-		out = append(out, uint(n))
-	}
-	return out
-}
-
-// previousVersion is the embedded migration before v.
-func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
 	var prev uint
-	for _, n := range embeddedVersions(t, engine) {
+	for _, n := range versions {
 		if n < v {
 			prev = max(prev, n)
 		}
@@ -298,38 +275,51 @@ func previousVersion(t *testing.T, engine migrate.Engine, v uint) uint {
 	return prev
 }
 
-// publishersVersion is the migration that adds publishers, per engine.
-var publishersVersion = map[string]uint{"postgres": 4, "sqlite": 5}
-
-// stepsFrom counts the embedded migrations numbered v or later.
-func stepsFrom(t *testing.T, engine migrate.Engine, v uint) int {
-	n := 0
-	for _, x := range embeddedVersions(t, engine) {
-		if x >= v {
-			n++
-		}
+// named is the version of the engine's migration called name.
+func named(t *testing.T, engine migrate.Engine, name string) uint {
+	t.Helper()
+	v, err := migrate.Named(engine, name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return n
+	return v
 }
 
-// upOverOldRows migrates db up, back below migration version, stores
-// rows with insert as they were stored then, and migrates up over them. It
-// returns how many steps lead back below version.
-func upOverOldRows(t *testing.T, db engineDB, version uint, insert string) int {
+// migrateTo migrates db to exactly version v.
+func migrateTo(t *testing.T, db engineDB, v uint) {
 	t.Helper()
-	ctx := context.Background()
-	if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
+	if err := migrate.To(context.Background(), db.engine, db.dsn, v); err != nil {
+		t.Fatalf("migrating to version %d: %v", v, err)
+	}
+	if got, _, _ := migrate.Version(context.Background(), db.engine, db.dsn); got != v {
+		t.Fatalf("version after migrating to %d: %d", v, got)
+	}
+}
+
+// overOldRows takes db over the migration called name with rows written as
+// they were stored before it: down to the version below it, insert, up to
+// it. check runs there and again at the newest version; then the migration
+// goes down and up again.
+func overOldRows(t *testing.T, db engineDB, name, insert string, check func(t *testing.T)) {
+	t.Helper()
+	at := named(t, db.engine, name)
+	before := previousVersion(t, db.engine, at)
+	if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 		t.Fatal(err)
 	}
-	below := stepsFrom(t, db.engine, version)
-	if err := migrate.Down(ctx, db.engine, db.dsn, below); err != nil {
-		t.Fatal(err)
-	}
+	migrateTo(t, db, before)
 	db.exec(t, insert)
-	if err := migrate.Up(ctx, db.engine, db.dsn); err != nil {
-		t.Fatalf("Up over existing rows: %v", err)
+	migrateTo(t, db, at)
+	if !t.Run("AtTheMigration", check) {
+		t.FailNow()
 	}
-	return below
+	if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
+		t.Fatalf("Up to the newest: %v", err)
+	}
+	if !t.Run("AtTheNewest", check) {
+		t.FailNow()
+	}
+	migrateTo(t, db, before)
 }
 
 // TestPublishersMigration: rows that predate publishers get 'default',
@@ -350,16 +340,14 @@ func TestPublishersMigration(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			below := upOverOldRows(t, db, publishersVersion[name], inserts[name])
-			if got := strings.Join(db.column(t, "SELECT publisher FROM documents ORDER BY origin"), ","); got != "default,examples" {
-				t.Fatalf("document publishers after the migration: %s, want default,examples", got)
-			}
-			if got := strings.Join(db.column(t, "SELECT publisher FROM api_tokens"), ","); got != "default" {
-				t.Fatalf("token publishers after the migration: %s, want default", got)
-			}
-			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
-				t.Fatalf("Down: %v", err)
-			}
+			overOldRows(t, db, "publishers", inserts[name], func(t *testing.T) {
+				if got := strings.Join(db.column(t, "SELECT publisher FROM documents ORDER BY origin"), ","); got != "default,examples" {
+					t.Fatalf("document publishers after the migration: %s, want default,examples", got)
+				}
+				if got := strings.Join(db.column(t, "SELECT publisher FROM api_tokens"), ","); got != "default" {
+					t.Fatalf("token publishers after the migration: %s, want default", got)
+				}
+			})
 			if got := db.column(t, "SELECT origin FROM documents ORDER BY origin"); len(got) != 2 {
 				t.Fatalf("rows after Down: %v", got)
 			}
@@ -369,10 +357,6 @@ func TestPublishersMigration(t *testing.T) {
 		})
 	}
 }
-
-// lifecycleVersion is the migration that makes publishers accounts and
-// gives documents a status, per engine.
-var lifecycleVersion = map[string]uint{"postgres": 7, "sqlite": 7}
 
 // TestLifecycleMigration: every publisher name a token or document carries
 // becomes an account (default and the reserved names among them), every
@@ -390,16 +374,14 @@ func TestLifecycleMigration(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			below := upOverOldRows(t, db, lifecycleVersion[name], inserts[name])
-			if got := strings.Join(db.column(t, "SELECT name FROM publishers ORDER BY name"), ","); got != "acme,anonymous,default,examples,globex,mirror" {
-				t.Fatalf("publishers after the migration: %s", got)
-			}
-			if got := strings.Join(db.column(t, "SELECT status FROM documents"), ","); got != "active" {
-				t.Fatalf("document status after the migration: %s, want active", got)
-			}
-			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
-				t.Fatalf("Down: %v", err)
-			}
+			overOldRows(t, db, "lifecycle", inserts[name], func(t *testing.T) {
+				if got := strings.Join(db.column(t, "SELECT name FROM publishers ORDER BY name"), ","); got != "acme,anonymous,default,examples,globex,mirror" {
+					t.Fatalf("publishers after the migration: %s", got)
+				}
+				if got := strings.Join(db.column(t, "SELECT status FROM documents"), ","); got != "active" {
+					t.Fatalf("document status after the migration: %s, want active", got)
+				}
+			})
 			if slices.Contains(db.tables(t), "publishers") || slices.Contains(db.tables(t), "document_history") {
 				t.Fatalf("tables after Down: %v", db.tables(t))
 			}
@@ -409,9 +391,6 @@ func TestLifecycleMigration(t *testing.T) {
 		})
 	}
 }
-
-// logVersion is the migration that adds the transparency log, per engine.
-var logVersion = map[string]uint{"postgres": 8, "sqlite": 8}
 
 // TestLogMigrationQueuesExistingDocuments: documents stored before the
 // log enter its queue in creation order, then their withdrawals.
@@ -429,23 +408,18 @@ func TestLogMigrationQueuesExistingDocuments(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			below := upOverOldRows(t, db, logVersion[name], inserts[name])
-			got := strings.Join(db.column(t, "SELECT event || ' ' || substr("+hexOf[name]+", 1, 2) || ' ' || reason FROM log_pending ORDER BY seq"), ",")
-			if got != "publish 02 ,publish 01 ,withdraw 01 spam" {
-				t.Fatalf("queued events after the migration: %q", got)
-			}
-			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
-				t.Fatalf("Down: %v", err)
-			}
+			overOldRows(t, db, "transparency_log", inserts[name], func(t *testing.T) {
+				got := strings.Join(db.column(t, "SELECT event || ' ' || substr("+hexOf[name]+", 1, 2) || ' ' || reason FROM log_pending ORDER BY seq"), ",")
+				if got != "publish 02 ,publish 01 ,withdraw 01 spam" {
+					t.Fatalf("queued events after the migration: %q", got)
+				}
+			})
 			if err := migrate.Up(context.Background(), db.engine, db.dsn); err != nil {
 				t.Fatalf("Up again: %v", err)
 			}
 		})
 	}
 }
-
-// agentOriginsVersion is the migration that makes an agent its origin.
-var agentOriginsVersion = map[string]uint{"postgres": 17, "sqlite": 17}
 
 // TestAgentOriginsMigration: agents registered at several paths of one
 // origin merge into the oldest, with only its lists; every URL becomes its
@@ -473,26 +447,24 @@ func TestAgentOriginsMigration(t *testing.T) {
 	for name, newDB := range engines {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			below := upOverOldRows(t, db, agentOriginsVersion[name], inserts[name])
-			want := "http://a.test,https://b.test,http://c.test:8080,http://d.test"
-			if got := strings.Join(db.column(t, "SELECT url FROM agents ORDER BY id"), ","); got != want {
-				t.Fatalf("agents after the migration: %s, want %s", got, want)
-			}
-			if got := strings.Join(db.column(t, "SELECT CAST(id AS TEXT) FROM agents ORDER BY id"), ","); got != "1,3,4,5" {
-				t.Fatalf("ids after the migration: %s, want the oldest of a.test kept", got)
-			}
-			if got := strings.Join(db.column(t, "SELECT CAST(agent_id AS TEXT) FROM agent_protocols"), ","); got != "1" {
-				t.Fatalf("lists after the migration: %s, want only the kept agent's", got)
-			}
-			if got := strings.Join(db.column(t, "SELECT substr(text_key, 3) FROM agents ORDER BY id"), ","); got != want {
-				t.Fatalf("text keys after the migration: %s", got)
-			}
-			if got := strings.Join(db.column(t, dueNow[name]), ","); got != "http://a.test,https://b.test,http://c.test:8080" {
-				t.Fatalf("due after the migration: %s, want every agent whose URL changed", got)
-			}
-			if err := migrate.Down(context.Background(), db.engine, db.dsn, below); err != nil {
-				t.Fatalf("Down: %v", err)
-			}
+			overOldRows(t, db, "agent_origins", inserts[name], func(t *testing.T) {
+				want := "http://a.test,https://b.test,http://c.test:8080,http://d.test"
+				if got := strings.Join(db.column(t, "SELECT url FROM agents ORDER BY id"), ","); got != want {
+					t.Fatalf("agents after the migration: %s, want %s", got, want)
+				}
+				if got := strings.Join(db.column(t, "SELECT CAST(id AS TEXT) FROM agents ORDER BY id"), ","); got != "1,3,4,5" {
+					t.Fatalf("ids after the migration: %s, want the oldest of a.test kept", got)
+				}
+				if got := strings.Join(db.column(t, "SELECT CAST(agent_id AS TEXT) FROM agent_protocols"), ","); got != "1" {
+					t.Fatalf("lists after the migration: %s, want only the kept agent's", got)
+				}
+				if got := strings.Join(db.column(t, "SELECT substr(text_key, 3) FROM agents ORDER BY id"), ","); got != want {
+					t.Fatalf("text keys after the migration: %s", got)
+				}
+				if got := strings.Join(db.column(t, dueNow[name]), ","); got != "http://a.test,https://b.test,http://c.test:8080" {
+					t.Fatalf("due after the migration: %s, want every agent whose URL changed", got)
+				}
+			})
 			if slices.Contains(db.tables(t), "agent_registrations") {
 				t.Fatalf("tables after Down: %v", db.tables(t))
 			}
@@ -500,5 +472,111 @@ func TestAgentOriginsMigration(t *testing.T) {
 				t.Fatalf("Up again: %v", err)
 			}
 		})
+	}
+}
+
+// schemaQueries read what a migration can change in each engine's schema,
+// one text row per object, in an order that does not depend on the order
+// objects were made in (a column dropped and added again moves to the end).
+// SQLite's own tables are left out: it keeps sqlite_sequence once made.
+var schemaQueries = map[migrate.Engine][]string{
+	migrate.Postgres: {
+		`SELECT c.relname || ' ' || c.relkind::text FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1`,
+		`SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull ||
+			' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '') || ' ' || coalesce(co.collname, '') || ' ' || coalesce(a.attstattarget::text, '')
+		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		LEFT JOIN pg_collation co ON co.oid = a.attcollation AND a.attcollation <> 0 AND co.collname <> 'default'
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+		ORDER BY 1`,
+		`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1`,
+		`SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE connamespace = 'public'::regnamespace ORDER BY 1`,
+		`SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`,
+		`SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') ' || md5(pg_get_functiondef(p.oid)) FROM pg_proc p
+		WHERE p.pronamespace = 'public'::regnamespace ORDER BY 1`,
+		`SELECT t.typname || ' ' || t.typtype::text FROM pg_type t WHERE t.typnamespace = 'public'::regnamespace ORDER BY 1`,
+	},
+	migrate.SQLite: {
+		`SELECT type || ' ' || name || ' ' || tbl_name FROM sqlite_master WHERE name <> 'schema_migrations' AND name NOT LIKE 'sqlite_%' ORDER BY 1`,
+		`SELECT name || ' ' || type || ' ' || ncol || ' ' || wr || ' ' || strict FROM pragma_table_list WHERE schema = 'main' AND name <> 'schema_migrations' AND name NOT LIKE 'sqlite_%' ORDER BY 1`,
+		`SELECT m.name || '.' || p.name || ' ' || p.type || ' ' || p."notnull" || ' ' || coalesce(p.dflt_value, '') || ' ' || p.pk || ' ' || p.hidden
+		FROM sqlite_master m, pragma_table_xinfo(m.name) p WHERE m.type = 'table' AND m.name <> 'schema_migrations' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1`,
+		`SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND (type <> 'table' OR sql LIKE 'CREATE VIRTUAL TABLE%') ORDER BY 1`,
+	},
+}
+
+func schemaOf(t *testing.T, db engineDB) []string {
+	t.Helper()
+	var out []string
+	for _, q := range schemaQueries[db.engine] {
+		out = append(out, db.column(t, q)...)
+	}
+	return out
+}
+
+// TestEveryMigrationRoundTrips: every migration, applied in turn, goes down
+// to exactly the schema below it and up again to exactly its own.
+func TestEveryMigrationRoundTrips(t *testing.T) {
+	for name, newDB := range engines {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			versions, err := migrate.Versions(db.engine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Reading the version makes golang-migrate's own table, which
+			// every later snapshot holds too.
+			if _, _, err := migrate.Version(context.Background(), db.engine, db.dsn); err != nil {
+				t.Fatal(err)
+			}
+			var prev uint
+			below := schemaOf(t, db)
+			for _, v := range versions {
+				migrateTo(t, db, v)
+				at := schemaOf(t, db)
+				migrateTo(t, db, prev)
+				if got := schemaOf(t, db); !slices.Equal(got, below) {
+					t.Fatalf("migration %d down does not restore the schema of %d:\n%s", v, prev, schemaDiff(below, got))
+				}
+				migrateTo(t, db, v)
+				if got := schemaOf(t, db); !slices.Equal(got, at) {
+					t.Fatalf("migration %d up again does not make the same schema:\n%s", v, schemaDiff(at, got))
+				}
+				prev, below = v, at
+			}
+		})
+	}
+}
+
+// schemaDiff lists the rows only want has (-) and only got has (+).
+func schemaDiff(want, got []string) string {
+	var b strings.Builder
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			b.WriteString("- " + w + "\n")
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			b.WriteString("+ " + g + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestNamed: a migration is found by its whole name, never by a prefix,
+// and To refuses a version no migration has.
+func TestNamed(t *testing.T) {
+	for engine, first := range map[migrate.Engine]string{migrate.Postgres: "initial", migrate.SQLite: "init"} {
+		if v, err := migrate.Named(engine, first); err != nil || v != 1 {
+			t.Fatalf("%s: Named(%q) = %d, %v; want 1", engine, first, v, err)
+		}
+		if v, err := migrate.Named(engine, "search"); err == nil {
+			t.Fatalf("%s: Named(\"search\") = %d, want an error (search_rank is another name)", engine, v)
+		}
+	}
+	if err := migrate.To(context.Background(), migrate.SQLite, filepath.Join(t.TempDir(), "x.db"), 11); err == nil {
+		t.Fatal("To a version no migration has was accepted")
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +49,33 @@ func Latest(engine Engine) (uint, error) {
 		latest = max(latest, v)
 	}
 	return latest, nil
+}
+
+// Versions lists the engine's embedded migration versions, oldest first.
+// They need not be consecutive: branches number their migrations apart.
+func Versions(engine Engine) ([]uint, error) {
+	ups, err := upFiles(engine)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(ups)), nil
+}
+
+// Named is the version of the engine's embedded migration called name, its
+// file name without the number and ".up.sql" ("search_rank" is PostgreSQL
+// 000006_search_rank.up.sql). Tests find a migration by name so that a
+// newer migration cannot shift them onto another one.
+func Named(engine Engine, name string) (uint, error) {
+	ups, err := upFiles(engine)
+	if err != nil {
+		return 0, err
+	}
+	for v, file := range ups {
+		if _, rest, _ := strings.Cut(path.Base(file), "_"); rest == name+".up.sql" {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("migrate: no embedded %s migration is named %q", engine, name)
 }
 
 // upFiles maps each embedded version of an engine to its up file's path.

@@ -10,17 +10,25 @@ import (
 	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
+// openAt opens the store at dsn, for the upgrade tests that close and reopen it.
+func openAt(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
+
 func TestSearchRankUpgrade(t *testing.T) {
-	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
-	storetest.TestSearchRankUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
+	storetest.TestSearchRankUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }
 
 func TestDeprecatedUpgrade(t *testing.T) {
-	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
-	storetest.TestDeprecatedUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
+	storetest.TestDeprecatedUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }
 
-func TestRankingUpgrade(t *testing.T) {
-	open := func(ctx context.Context, dsn string) (*postgres.Store, error) { return postgres.Open(ctx, dsn) }
-	storetest.TestRankingUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), open)
+func TestAdoptionBoostUpgrade(t *testing.T) {
+	storetest.TestAdoptionBoostUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
+}
+
+func TestNaturalNameUpgrade(t *testing.T) {
+	storetest.TestNaturalNameUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
+}
+
+func TestMatchIndexUpgrade(t *testing.T) {
+	storetest.TestMatchIndexUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/store/migrate"
+	"github.com/agora-registry/registry/internal/store/storetest"
 )
 
 // metaWords is a small vocabulary, so every tier of every query below holds
@@ -22,7 +23,7 @@ var metaWords = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"
 // TestHeadTiersFromTheMetaIndexKeepTheOrder checks the relevance search,
 // whose head tiers are asked of documents_meta_fts, page by page against
 // the order the tiers give when every tier is asked of documents_fts alone
-// (the plan before migration 0004, written out here as the oracle): same
+// (the plan before migration meta_fts, written out here as the oracle): same
 // documents, same order, for one, two and three words, with and without a
 // tag, before and after withdrawals.
 func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
@@ -117,22 +118,10 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 	}
 	t.Run("AfterWithdrawals", check)
 
-	// A store upgraded to migration 0004 gets its meta index from the rows
-	// it holds.
+	// A store upgraded over migration meta_fts gets its meta index from the
+	// rows it holds.
 	s.Close()
-	// One step at a time: migration numbers need not be consecutive.
-	for {
-		v, _, err := migrate.Version(ctx, migrate.SQLite, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v <= 3 {
-			break
-		}
-		if err := migrate.Down(ctx, migrate.SQLite, path, 1); err != nil {
-			t.Fatalf("migrating down from version %d: %v", v, err)
-		}
-	}
+	storetest.OverMigration(t, migrate.SQLite, path, "meta_fts").ToBefore()
 	if s, err = Open(ctx, path); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,14 @@ func TestDeprecatedUpgrade(t *testing.T) {
 	storetest.TestDeprecatedUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }
 
-func TestRankingUpgrade(t *testing.T) {
-	storetest.TestRankingUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+func TestAdoptionBoostUpgrade(t *testing.T) {
+	storetest.TestAdoptionBoostUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}
+
+func TestNaturalNameUpgrade(t *testing.T) {
+	storetest.TestNaturalNameUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}
+
+func TestMatchIndexUpgrade(t *testing.T) {
+	storetest.TestMatchIndexUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }

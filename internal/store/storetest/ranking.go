@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
-	"github.com/agora-registry/registry/internal/store/migrate"
 )
 
 // rankDay is the day the ranking tests count adoption on.
@@ -220,34 +218,5 @@ func testNaturalOrder(t *testing.T, open Opener) {
 	}
 	if got := titlesOf(search(t, s, store.Query{Text: "alert", Sort: store.SortName}).Entries); !slices.Equal(got, want) {
 		t.Fatalf("name sort of a search: %q, want %q", got, want)
-	}
-}
-
-// TestRankingUpgrade checks the adoption-level and natural-name
-// migrations (PostgreSQL 000027 and 000028, SQLite 0027 and 0028) on a
-// store with documents: two down and up again, the levels come back from
-// the stored scores and the name keys are rewritten.
-func TestRankingUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
-	s := openStore(t, dsn, open)
-	var es []entity.Entry
-	for _, title := range []string{"Buoy v2", "Buoy v10", "Buoy v9", "Buoy 007 x", "Buoy 7 a"} {
-		es = append(es, putText(t, s, simpleDoc(title, "Buoys", nil, "Buoy.")))
-	}
-	fetchedBy(t, s, es[0].Digest, 3, 1, 1)
-	s.Close()
-	if err := migrate.Down(ctx(t), engine, dsn, 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := migrate.Up(ctx(t), engine, dsn); err != nil {
-		t.Fatal(err)
-	}
-	s = openStore(t, dsn, open)
-	// A key written after the upgrade sorts among the rewritten ones.
-	putText(t, s, simpleDoc("Buoy 07 m", "Buoys", nil, "Buoy."))
-	if got := titlesOf(search(t, s, store.Query{Sort: store.SortName}).Entries); !slices.Equal(got, []string{"Buoy 7 a", "Buoy 07 m", "Buoy 007 x", "Buoy v2", "Buoy v9", "Buoy v10"}) {
-		t.Fatalf("after the upgrade the name sort is %q", got)
-	}
-	if got := search(t, s, store.Query{Text: "buoy"}).Entries; len(got) != 6 || got[0].Digest != es[0].Digest {
-		t.Fatalf("after the upgrade the adopted entry is not first: %q", titlesOf(got))
 	}
 }
