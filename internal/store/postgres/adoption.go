@@ -40,29 +40,16 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 		// The day's stored sketches, read behind the lock: no other
 		// writer merges into them until this transaction ends.
 		stored := make(map[protocol.Digest]store.StoredClients, len(merged))
-		rows, err := tx.Query(ctx, `SELECT digest, clients, client_sketch FROM adoption_daily WHERE digest = ANY ($1) AND day = $2`, digests, day)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var (
-				b  []byte
-				sc store.StoredClients
-			)
-			if err := rows.Scan(&b, &sc.Clients, &sc.Sketch); err != nil {
-				rows.Close()
-				return err
-			}
+		rows, _ := tx.Query(ctx, `SELECT digest, clients, client_sketch FROM adoption_daily WHERE digest = ANY ($1) AND day = $2`, digests, day)
+		var (
+			b  []byte
+			sc = store.StoredClients{Exists: true}
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&b, &sc.Clients, &sc.Sketch}, func() error {
 			d, err := digestOf(b)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			sc.Exists = true
 			stored[d] = sc
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		}); err != nil {
 			return err
 		}
 		fetches := make([]int64, len(merged))
@@ -112,22 +99,13 @@ func lockAdoption(ctx context.Context, tx pgx.Tx) error {
 func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
+	rows, _ := s.pool.Query(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
 		WHERE digest = $1 AND day BETWEEN $2 AND $3 ORDER BY day`, d[:], store.Day(from), store.Day(through))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.AdoptionDay
-	for rows.Next() {
-		var a store.AdoptionDay
-		if err := rows.Scan(&a.Day, &a.Fetches, &a.Resolutions, &a.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	return collect(rows, func(r pgx.Row) (a store.AdoptionDay, err error) {
+		err = r.Scan(&a.Day, &a.Fetches, &a.Resolutions, &a.Clients)
 		a.Day = store.Day(a.Day)
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
+		return a, err
+	})
 }
 
 // AdoptionTotals sums each digest's counts from since on.
@@ -145,27 +123,18 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
+	rows, _ := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
 		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, raw, store.Day(since))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			b []byte
-			c store.AdoptionCounts
-		)
-		if err := rows.Scan(&b, &c.Fetches, &c.Resolutions, &c.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	var (
+		b []byte
+		c store.AdoptionCounts
+	)
+	_, err := pgx.ForEachRow(rows, []any{&b, &c.Fetches, &c.Resolutions, &c.Clients}, func() error {
 		d, err := digestOf(b)
-		if err != nil {
-			return nil, err
-		}
 		out[d] = c
-	}
-	return out, mapErr(rows.Err())
+		return err
+	})
+	return out, mapErr(err)
 }
 
 // RefreshAdoption rescores every hash for today's window, drops old
