@@ -199,25 +199,18 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		if hasCursor {
 			after, afterDigest = int64(cur.Rank), hexBytes(cur.Hex)
 		}
-		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
+		rows, _ := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND s.score > 0
 			AND (s.score < $2 OR (s.score = $2 AND s.digest > $3))`+popularFilters+`
 			ORDER BY s.score DESC, s.digest LIMIT $4`, tags, after, afterDigest, q.Limit+1, q.Publisher, string(q.Status))
-		if err != nil {
-			return store.Page{}, mapErr(err)
-		}
-		for rows.Next() {
+		var err error
+		if entries, err = collect(rows, func(r pgx.Row) (entity.Entry, error) {
 			var score int64
-			e, err := scanEntry(rows, false, &score)
-			if err != nil {
-				rows.Close()
-				return store.Page{}, mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, score)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return store.Page{}, mapErr(err)
+			e, err := scanEntry(r, false, &score)
+			scores = append(scores, score)
+			return e, err
+		}); err != nil {
+			return store.Page{}, err
 		}
 		hasCursor, cur = false, store.Cursor{}
 	}
@@ -226,26 +219,16 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		if hasCursor {
 			afterDigest = hexBytes(cur.Hex)
 		}
-		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
+		rows, _ := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND d.digest > $2
 			AND NOT EXISTS (SELECT 1 FROM adoption_scores s WHERE s.digest = d.digest AND s.score > 0)
 			AND ($4 = '' OR d.publisher = $4) AND ($5 = '' OR d.status = $5)
 			ORDER BY d.digest LIMIT $3`, tags, afterDigest, q.Limit+1-len(entries), q.Publisher, string(q.Status))
+		rest, err := collect(rows, func(r pgx.Row) (entity.Entry, error) { return scanEntry(r, false) })
 		if err != nil {
-			return store.Page{}, mapErr(err)
+			return store.Page{}, err
 		}
-		for rows.Next() {
-			e, err := scanEntry(rows, false)
-			if err != nil {
-				rows.Close()
-				return store.Page{}, mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, 0)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return store.Page{}, mapErr(err)
-		}
+		entries, scores = append(entries, rest...), append(scores, make([]int64, len(rest))...)
 	}
 	return store.PopularPage(q, entries, scores), nil
 }

@@ -176,20 +176,14 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		scores  []int64
 	)
 	read := func(query string, args ...any) error {
-		rows, err := s.read.QueryContext(ctx, query, args...)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
+		more, err := queryAll(ctx, s.read, func(sc scanner) (entity.Entry, error) {
 			var score sql.NullInt64
-			e, err := scanEntry(rows, &score)
-			if err != nil {
-				return mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, score.Int64)
-		}
-		return mapErr(rows.Err())
+			e, err := scanEntry(sc, &score)
+			scores = append(scores, score.Int64)
+			return e, err
+		}, query, args...)
+		entries = append(entries, more...)
+		return err
 	}
 	if !hasCursor || cur.Rank > 0 {
 		after, afterHex := int64(1)<<62, ""
