@@ -110,7 +110,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	case cfg.Key != "":
 		st.VerifierKey = cfg.Key
 	case st.VerifierKey == "":
-		wk, err := retryWellKnown(ctx, reg, c)
+		wk, err := translog.Retried(ctx, reg, func() (agora.RegistryWellKnown, error) { return c.WellKnown(ctx) })
 		if err != nil {
 			return unchecked(fmt.Errorf("reading the registry's verifier key: %w", err))
 		}
@@ -186,24 +186,6 @@ func attested(r agora.LogRecord) string {
 		out += " (" + at.PublisherDomain + ")"
 	}
 	return out
-}
-
-// retryWellKnown reads the registry's self-description, retrying as the
-// audit does.
-func retryWellKnown(ctx context.Context, r translog.Retry, c *client.Client) (agora.RegistryWellKnown, error) {
-	wait := r.Backoff
-	for i := 1; ; i++ {
-		wk, err := c.WellKnown(ctx)
-		if err == nil || i >= r.Attempts || !translog.Transient(err) {
-			return wk, err
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return wk, err
-		}
-		wait *= 2
-	}
 }
 
 // verifyStatePath is --state, or one file per registry host under the
