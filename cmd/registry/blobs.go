@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{name: "blobs", summary: "blobs verify [--repair] | rebuild: check or recreate the blob directory", run: blobsCmd})
+	register(command{Name: "blobs", Summary: "blobs verify [--repair] | rebuild: check or recreate the blob directory", Run: blobsCmd})
 }
 
 func blobsCmd(ctx context.Context, env *environment, args []string) error {
@@ -45,7 +45,7 @@ func blobsCmd(ctx context.Context, env *environment, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "rebuilt %s: %s\n", files.Dir(), plural.Of(n, "file"))
+		fmt.Fprintf(env.Stdout, "rebuilt %s: %s\n", files.Dir(), plural.Of(n, "file"))
 		return nil
 	}
 	c, err := svc.VerifyBlobs(ctx, *repair, func(p registry.BlobProblem) {
@@ -53,12 +53,12 @@ func blobsCmd(ctx context.Context, env *environment, args []string) error {
 		if p.Fixed {
 			state = "fixed"
 		}
-		fmt.Fprintf(env.stdout, "%s %s %s\n", state, p.What, p.Digest.Hex())
+		fmt.Fprintf(env.Stdout, "%s %s %s\n", state, p.What, p.Digest.Hex())
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "checked %s (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown, %d not regular files; %d fixed\n",
+	fmt.Fprintf(env.Stdout, "checked %s (%d bytes) in %s: %d mismatching, %d withdrawn, %d unknown, %d not regular files; %d fixed\n",
 		plural.Of(c.Files, "file"), c.Bytes, files.Dir(), c.Bad, c.Withdrawn, c.Orphans, c.NotRegular, c.Repaired)
 	if c.Problems() > c.Repaired {
 		return fmt.Errorf("%s left (run with --repair)", plural.Of(c.Problems()-c.Repaired, "problem"))

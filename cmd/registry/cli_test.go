@@ -90,7 +90,7 @@ func TestExportRefusesATerminal(t *testing.T) {
 	}
 	defer tty.Close()
 	var errb strings.Builder
-	env := &environment{stdin: strings.NewReader(""), stdout: tty, stderr: &errb, getenv: func(string) string { return "" }}
+	env := &environment{Stdin: strings.NewReader(""), Stdout: tty, Stderr: &errb, Getenv: func(string) string { return "" }}
 	if code := run(t.Context(), env, []string{"export", "--data-dir", t.TempDir()}); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
 		t.Errorf("export to a terminal: exit %d, stderr %q", code, errb.String())
 	}

@@ -33,13 +33,13 @@ func clientConfig(env *environment, name string, args []string) (config.Client, 
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return cfg, nil, err
 	}
-	cfg.Token = env.getenv("REGISTRY_TOKEN")
+	cfg.Token = env.Getenv("REGISTRY_TOKEN")
 	return cfg, fs.Args(), nil
 }
 
 // printJSON writes v as indented JSON: the --json form of a list.
 func printJSON(env *environment, v any) error {
-	enc := json.NewEncoder(env.stdout)
+	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

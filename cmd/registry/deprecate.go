@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	register(command{name: "deprecate", summary: "deprecate HASH on a registry with a message and a replacement (--server, token in REGISTRY_TOKEN)",
-		synopsis: "registry deprecate [--server URL] --message TEXT [--replacement HASH] [--undo] HASH (the token comes from REGISTRY_TOKEN)", run: deprecateCmd})
+	register(command{Name: "deprecate", Summary: "deprecate HASH on a registry with a message and a replacement (--server, token in REGISTRY_TOKEN)",
+		Synopsis: "registry deprecate [--server URL] --message TEXT [--replacement HASH] [--undo] HASH (the token comes from REGISTRY_TOKEN)", Run: deprecateCmd})
 }
 
 // deprecateCmd wraps POST /api/v1/protocols/{hash}/status.
@@ -20,9 +20,9 @@ func deprecateCmd(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
 	}
-	cfg.Token = env.getenv("REGISTRY_TOKEN")
+	cfg.Token = env.Getenv("REGISTRY_TOKEN")
 	if fs.NArg() != 1 {
-		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("deprecate"))
+		fmt.Fprintln(env.Stderr, "usage: "+program.Synopsis("deprecate"))
 		return errUsage
 	}
 	d, err := protocol.ParseDigest(fs.Arg(0))
@@ -41,6 +41,6 @@ func deprecateCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "%s %s %s\n", p.Status, p.Hex, p.Title)
+	fmt.Fprintf(env.Stdout, "%s %s %s\n", p.Status, p.Hex, p.Title)
 	return nil
 }

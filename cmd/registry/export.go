@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "export", summary: "write the whole registry to one archive (.tar.gz)", synopsis: "registry export [-o FILE] [flags]", run: exportCommand})
+	register(command{Name: "export", Summary: "write the whole registry to one archive (.tar.gz)", Synopsis: "registry export [-o FILE] [flags]", Run: exportCommand})
 }
 
 // isTerminal reports whether w is a terminal, where gzip bytes would only
@@ -41,8 +41,8 @@ func exportCommand(ctx context.Context, env *environment, args []string) error {
 		return errUsage
 	}
 	out := &cfg.Output
-	if *out == "-" && isTerminal(env.stdout) {
-		fmt.Fprintln(env.stderr, "registry export: standard output is a terminal; redirect it (registry export > backup.tar.gz) or give -o FILE")
+	if *out == "-" && isTerminal(env.Stdout) {
+		fmt.Fprintln(env.Stderr, "registry export: standard output is a terminal; redirect it (registry export > backup.tar.gz) or give -o FILE")
 		return errUsage
 	}
 	st, err := openExistingStore(ctx, cfg.Database)
@@ -52,18 +52,18 @@ func exportCommand(ctx context.Context, env *environment, args []string) error {
 	defer st.Close()
 
 	if *out == "-" {
-		sum, err := archive.Export(ctx, st, env.stdout)
+		sum, err := archive.Export(ctx, st, env.Stdout)
 		if err != nil {
 			return err
 		}
-		reportExport(env.stderr, sum, "standard output")
+		reportExport(env.Stderr, sum, "standard output")
 		return nil
 	}
 	sum, err := exportToFile(ctx, st, *out)
 	if err != nil {
 		return err
 	}
-	reportExport(env.stderr, sum, *out)
+	reportExport(env.Stderr, sum, *out)
 	return nil
 }
 

@@ -12,9 +12,9 @@ import (
 )
 
 func init() {
-	register(command{name: "follow", summary: "show a stopped follower's fork evidence, and clear it with --yes",
-		synopsis: "registry follow reset UPSTREAM [--yes]",
-		subs:     map[string]string{"reset": "registry follow reset [flags] UPSTREAM"}, run: followCmd})
+	register(command{Name: "follow", Summary: "show a stopped follower's fork evidence, and clear it with --yes",
+		Synopsis: "registry follow reset UPSTREAM [--yes]",
+		Subs:     map[string]string{"reset": "registry follow reset [flags] UPSTREAM"}, Run: followCmd})
 }
 
 // errNotConfirmed is a reset asked without --yes: the evidence was shown,
@@ -40,7 +40,7 @@ func followReset(ctx context.Context, env *environment, usage string, args []str
 		return err
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(env.stderr, usage)
+		fmt.Fprintln(env.Stderr, usage)
 		return errUsage
 	}
 	upstream := fs.Arg(0)
@@ -57,14 +57,14 @@ func followReset(ctx context.Context, env *environment, usage string, args []str
 		return err
 	}
 	if !fst.Forked {
-		fmt.Fprintf(env.stdout, "%s is not stopped: %d records applied; nothing to reset\n", upstream, fst.Applied)
+		fmt.Fprintf(env.Stdout, "%s is not stopped: %d records applied; nothing to reset\n", upstream, fst.Applied)
 		return nil
 	}
-	fmt.Fprintf(env.stdout, "%s was STOPPED after a fork, with %d records applied. Evidence:\n", upstream, fst.Applied)
+	fmt.Fprintf(env.Stdout, "%s was STOPPED after a fork, with %d records applied. Evidence:\n", upstream, fst.Applied)
 	if ev, err := follow.ParseEvidence(fst.Evidence); err == nil && fst.Evidence != "" {
-		fmt.Fprintln(env.stdout, ev.String())
+		fmt.Fprintln(env.Stdout, ev.String())
 	} else {
-		fmt.Fprintln(env.stdout, "(no evidence stored)")
+		fmt.Fprintln(env.Stdout, "(no evidence stored)")
 	}
 	if !c.Yes {
 		return errNotConfirmed
@@ -73,6 +73,6 @@ func followReset(ctx context.Context, env *environment, usage string, args []str
 	if err := st.SaveFollowState(ctx, fst); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "reset: %s will be replayed from its first record against its current checkpoint\n", upstream)
+	fmt.Fprintf(env.Stdout, "reset: %s will be replayed from its first record against its current checkpoint\n", upstream)
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "get", summary: "get HASH: print a document's exact bytes, verified against the hash (a prefix of 8+ hex digits works)", synopsis: "registry get [--server URL] HASH|PREFIX", run: getCmd})
+	register(command{Name: "get", Summary: "get HASH: print a document's exact bytes, verified against the hash (a prefix of 8+ hex digits works)", Synopsis: "registry get [--server URL] HASH|PREFIX", Run: getCmd})
 }
 
 func getCmd(ctx context.Context, env *environment, args []string) error {
@@ -17,7 +17,7 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("get"))
+		fmt.Fprintln(env.Stderr, "usage: "+program.Synopsis("get"))
 		return errUsage
 	}
 	c, err := newClient(cfg)
@@ -41,6 +41,6 @@ func getCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = env.stdout.Write(content)
+	_, err = env.Stdout.Write(content)
 	return err
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "healthcheck", summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", synopsis: "registry healthcheck [--addr HOST:PORT]", run: healthcheckCmd})
+	register(command{Name: "healthcheck", Summary: "probe this server's /healthz (exit 0 or 1; container HEALTHCHECK)", Synopsis: "registry healthcheck [--addr HOST:PORT]", Run: healthcheckCmd})
 }
 
 // healthcheckCmd probes the server this container runs: the port comes from

@@ -13,7 +13,7 @@ import (
 func runWith(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+	env := &environment{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
 	return run(context.Background(), env, args), out.String(), errb.String()
 }
 

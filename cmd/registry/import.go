@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "import", summary: "load an archive or a directory of .md files (idempotent)", synopsis: "registry import [flags] ARCHIVE|DIR...", run: importCommand})
+	register(command{Name: "import", Summary: "load an archive or a directory of .md files (idempotent)", Synopsis: "registry import [flags] ARCHIVE|DIR...", Run: importCommand})
 }
 
 func importCommand(ctx context.Context, env *environment, args []string) error {
@@ -54,7 +54,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 	for _, path := range fs.Args() {
 		start := time.Now()
 		rep, err := archive.ImportPath(ctx, docs, path, lim)
-		printImportReport(env.stdout, env.stderr, path, rep, time.Since(start))
+		printImportReport(env.Stdout, env.Stderr, path, rep, time.Since(start))
 		if err != nil {
 			docs.Close()
 			return fmt.Errorf("%s: %w", path, err)
@@ -62,7 +62,7 @@ func importCommand(ctx context.Context, env *environment, args []string) error {
 		failed += rep.Failed
 	}
 	if err := docs.Close(); err != nil {
-		fmt.Fprintf(env.stderr, "warning: writing the blob files: %v (those documents are served from the database until first read)\n", err)
+		fmt.Fprintf(env.Stderr, "warning: writing the blob files: %v (those documents are served from the database until first read)\n", err)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%s not imported (listed above); everything else was", plural.Count(failed, "entry was", "entries were"))

@@ -8,7 +8,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,41 +19,21 @@ import (
 	"github.com/agora-registry/registry/internal/config"
 )
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	// synopsis is the first line of the command's help, after "usage: ";
-	// empty means "registry NAME [flags]".
-	synopsis string
-	// subs: the synopses of sub-subcommands taking positional arguments.
-	subs map[string]string
-	run  func(ctx context.Context, env *environment, args []string) error
-}
-
-// environment is what a subcommand may touch, so tests can run them
-// in-process with their own streams and variables.
-type environment struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-}
-
-func (e *environment) io() *cli.IO {
-	return &cli.IO{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv}
-}
+// A command is one subcommand; its environment is what it may touch, so
+// tests can run it in-process with their own streams and variables.
+type (
+	command     = cli.Command
+	environment = cli.IO
+)
 
 var program = &cli.Program{Name: "registry", Default: "serve", Version: buildinfo.Version(), Commands: map[string]cli.Command{}}
 
 // register adds a subcommand; each command file calls it from init.
 func register(c command) {
-	if _, dup := program.Commands[c.name]; dup {
-		panic("duplicate command " + c.name)
+	if _, dup := program.Commands[c.Name]; dup {
+		panic("duplicate command " + c.Name)
 	}
-	program.Commands[c.name] = cli.Command{Name: c.name, Summary: c.summary, Synopsis: c.synopsis, Subs: c.subs,
-		Run: func(ctx context.Context, std *cli.IO, args []string) error {
-			return c.run(ctx, &environment{stdin: std.Stdin, stdout: std.Stdout, stderr: std.Stderr, getenv: std.Getenv}, args)
-		}}
+	program.Commands[c.Name] = c
 }
 
 // errUsage marks a usage error (exit status 2) that has been printed.
@@ -62,24 +41,24 @@ var errUsage = cli.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	code := run(ctx, &environment{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
 
 // run dispatches to a subcommand; serve when none is named.
 func run(ctx context.Context, env *environment, args []string) int {
-	return program.Run(ctx, env.io(), args)
+	return program.Run(ctx, env, args)
 }
 
 // flagSet makes a subcommand's flag set (name may be "token create").
 func flagSet(env *environment, name string) *flag.FlagSet {
-	return cli.FlagSet(env.io(), "registry "+name, program.Synopsis(name))
+	return cli.FlagSet(env, "registry "+name, program.Synopsis(name))
 }
 
 // parseFlags reads a subcommand's options from the table (cli.ParseFlags).
 func parseFlags(env *environment, fs *flag.FlagSet, opts []config.Option, args []string) error {
-	return cli.ParseFlags(env.io(), fs, opts, args)
+	return cli.ParseFlags(env, fs, opts, args)
 }
 
 // subcommand splits a command's arguments into one of subs and the rest.
@@ -88,16 +67,16 @@ func parseFlags(env *environment, fs *flag.FlagSet, opts []config.Option, args [
 // returns errUsage.
 func subcommand(env *environment, name, usage string, args []string, subs ...string) (string, []string, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintln(env.stdout, usage)
+		fmt.Fprintln(env.Stdout, usage)
 		return "", nil, flag.ErrHelp
 	}
 	if len(args) == 0 {
-		fmt.Fprintln(env.stderr, usage)
+		fmt.Fprintln(env.Stderr, usage)
 		return "", nil, errUsage
 	}
 	if !slices.Contains(subs, args[0]) {
 		choices := strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
-		fmt.Fprintf(env.stderr, "registry %s: unknown subcommand %q: use %s\n%s\n", name, args[0], choices, usage)
+		fmt.Fprintf(env.Stderr, "registry %s: unknown subcommand %q: use %s\n%s\n", name, args[0], choices, usage)
 		return "", nil, errUsage
 	}
 	return args[0], args[1:], nil

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "mcp", summary: "serve read-only MCP tools on stdio against a running registry", synopsis: "registry mcp [--registry URL]", run: mcpCmd})
+	register(command{Name: "mcp", Summary: "serve read-only MCP tools on stdio against a running registry", Synopsis: "registry mcp [--registry URL]", Run: mcpCmd})
 }
 
 func mcpCmd(ctx context.Context, env *environment, args []string) error {
@@ -16,5 +16,5 @@ func mcpCmd(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(env, flagSet(env, "mcp"), cfg.Options(), args); err != nil {
 		return err
 	}
-	return mcpserver.ServeStdio(ctx, cfg.Registry, env.stderr)
+	return mcpserver.ServeStdio(ctx, cfg.Registry, env.Stderr)
 }

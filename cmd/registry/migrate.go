@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{name: "migrate", summary: "migrate up|down [N|all]|version|force N: manage the database schema", run: migrateCmd})
+	register(command{Name: "migrate", Summary: "migrate up|down [N|all]|version|force N: manage the database schema", Run: migrateCmd})
 }
 
 const migrateUsage = `usage: registry migrate [flags] COMMAND
@@ -88,12 +88,12 @@ func printSchemaVersion(ctx context.Context, env *environment, engine migrate.En
 	if dirty {
 		state = "DIRTY: a migration failed halfway; repair the schema by hand, then run 'registry migrate force N'"
 	}
-	fmt.Fprintf(env.stdout, "schema version %d (%s)\n", v, state)
+	fmt.Fprintf(env.Stdout, "schema version %d (%s)\n", v, state)
 	return nil
 }
 
 // usageError prints a usage mistake and returns errUsage (exit status 2).
 func usageError(env *environment, message string) error {
-	fmt.Fprintln(env.stderr, "registry migrate: "+message)
+	fmt.Fprintln(env.Stderr, "registry migrate: "+message)
 	return errUsage
 }

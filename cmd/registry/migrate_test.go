@@ -17,7 +17,7 @@ import (
 func runRegistry(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	env := &environment{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
 	code = run(context.Background(), env, args)
 	return code, out.String(), errOut.String()
 }

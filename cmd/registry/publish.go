@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{name: "publish", summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN; --dry-run stores nothing)", synopsis: "registry publish [--server URL] [--dry-run] [--force] FILE... (the token comes from REGISTRY_TOKEN)", run: publishCmd})
+	register(command{Name: "publish", Summary: "publish FILE... to a registry (--server, token in REGISTRY_TOKEN; --dry-run stores nothing)", Synopsis: "registry publish [--server URL] [--dry-run] [--force] FILE... (the token comes from REGISTRY_TOKEN)", Run: publishCmd})
 }
 
 // publishCmd sends each file's exact bytes; "-" reads stdin. It prints one
@@ -27,10 +27,10 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(env, fs, cfg.Options(), args); err != nil {
 		return err
 	}
-	cfg.Token = env.getenv("REGISTRY_TOKEN")
+	cfg.Token = env.Getenv("REGISTRY_TOKEN")
 	files := fs.Args()
 	if len(files) == 0 {
-		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("publish"))
+		fmt.Fprintln(env.Stderr, "usage: "+program.Synopsis("publish"))
 		return errUsage
 	}
 	c, err := newClient(cfg.Client)
@@ -40,7 +40,7 @@ func publishCmd(ctx context.Context, env *environment, args []string) error {
 	failed := 0
 	for _, f := range files {
 		if err := publishFile(ctx, env, c, cfg, f); err != nil {
-			fmt.Fprintf(env.stderr, "%s: %v\n", f, err)
+			fmt.Fprintf(env.Stderr, "%s: %v\n", f, err)
 			failed++
 		}
 	}
@@ -62,7 +62,7 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, cfg co
 	var content []byte
 	var err error
 	if name == "-" {
-		content, err = io.ReadAll(io.LimitReader(env.stdin, maxClientResponse))
+		content, err = io.ReadAll(io.LimitReader(env.Stdin, maxClientResponse))
 	} else {
 		content, err = os.ReadFile(name)
 	}
@@ -72,7 +72,7 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, cfg co
 	if !cfg.DryRun && !cfg.Force {
 		if doc, err := protocol.Prepare(content, len(content)+1); err == nil && !doc.Metadata.FrontMatter {
 			for _, l := range doc.Lints {
-				fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
+				fmt.Fprintf(env.Stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
 			}
 			return fmt.Errorf("%w: start it with a front-matter block (---, name: …, description: …, ---), check it with --dry-run, or publish it as it is with --force", errSDKUnreadable)
 		}
@@ -89,19 +89,19 @@ func publishFile(ctx context.Context, env *environment, c *client.Client, cfg co
 	if out.Created {
 		state = states[1]
 	}
-	fmt.Fprintf(env.stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)
+	fmt.Fprintf(env.Stdout, "%s %s %s %s\n", state, out.Hex, out.Base64, out.Title)
 	if !out.Created {
 		verb := "nothing changed"
 		if cfg.DryRun {
 			verb = "publishing it would change nothing"
 		}
-		fmt.Fprintf(env.stderr, "%s: stored already, first published by %s; %s\n", name, out.Publisher, verb)
+		fmt.Fprintf(env.Stderr, "%s: stored already, first published by %s; %s\n", name, out.Publisher, verb)
 	}
 	if cfg.DryRun && !out.SDKCompatible {
-		fmt.Fprintf(env.stderr, "%s: the Python SDK cannot read this document's metadata; publish would refuse it without --force\n", name)
+		fmt.Fprintf(env.Stderr, "%s: the Python SDK cannot read this document's metadata; publish would refuse it without --force\n", name)
 	}
 	for _, l := range out.Lints {
-		fmt.Fprintf(env.stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
+		fmt.Fprintf(env.Stderr, "%s: lint %s: %s\n", name, l.Code, l.Message)
 	}
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 )
 
 func init() {
-	register(command{name: "publisher", summary: "publisher create|list|verify: manage publisher accounts",
-		subs: map[string]string{"create": "registry publisher create [flags] NAME", "verify": "registry publisher verify [flags] NAME"}, run: publisherCmd})
+	register(command{Name: "publisher", Summary: "publisher create|list|verify: manage publisher accounts",
+		Subs: map[string]string{"create": "registry publisher create [flags] NAME", "verify": "registry publisher verify [flags] NAME"}, Run: publisherCmd})
 }
 
 // verifyTimeout caps one domain verification fetch, redirects included.
@@ -56,7 +56,7 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		name = fs.Arg(0)
 	}
 	if sub != "list" && name == "" {
-		fmt.Fprintln(env.stderr, publisherUsage)
+		fmt.Fprintln(env.Stderr, publisherUsage)
 		return errUsage
 	}
 	switch sub {
@@ -79,13 +79,13 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "created publisher %s (%s); make its tokens with: registry token create --publisher %s --name NAME\n", p.Name, p.DisplayName, p.Name)
+		fmt.Fprintf(env.Stdout, "created publisher %s (%s); make its tokens with: registry token create --publisher %s --name NAME\n", p.Name, p.DisplayName, p.Name)
 		return nil
 	case "list":
 		return publisherList(ctx, env, svc, list.JSON)
 	}
 	if verify.Domain == "" {
-		fmt.Fprintln(env.stderr, "registry publisher verify: --domain is required\n"+publisherUsage)
+		fmt.Fprintln(env.Stderr, "registry publisher verify: --domain is required\n"+publisherUsage)
 		return errUsage
 	}
 	if !verify.Check {
@@ -93,8 +93,8 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stderr, "serve this line at %s, then run: registry publisher verify %s --domain %s --check\n", c.URL, name, c.Domain)
-		fmt.Fprintln(env.stdout, c.Token)
+		fmt.Fprintf(env.Stderr, "serve this line at %s, then run: registry publisher verify %s --domain %s --check\n", c.URL, name, c.Domain)
+		fmt.Fprintln(env.Stdout, c.Token)
 		return nil
 	}
 	hc, err := agora.NewFetcher(agora.FetchPolicy{Allow: verify.OutboundAllow, Timeout: verifyTimeout})
@@ -105,7 +105,7 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "publisher %s is verified for %s\n", p.Name, p.VerifiedDomain)
+	fmt.Fprintf(env.Stdout, "publisher %s is verified for %s\n", p.Name, p.VerifiedDomain)
 	return nil
 }
 
@@ -130,7 +130,7 @@ func publisherList(ctx context.Context, env *environment, svc *registry.Service,
 		}
 		return printJSON(env, out)
 	}
-	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tDISPLAY NAME\tVERIFIED DOMAIN\tCREATED")
 	for _, p := range ps {
 		domain := p.VerifiedDomain

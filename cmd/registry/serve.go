@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "run the registry server (default)", synopsis: "registry [serve] [flags]", run: serve})
+	register(command{Name: "serve", Summary: "run the registry server (default)", Synopsis: "registry [serve] [flags]", Run: serve})
 }
 
 func serve(ctx context.Context, env *environment, args []string) error {
@@ -28,9 +28,9 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(env, flagSet(env, "serve"), cfg.Options(), args); err != nil {
 		return err
 	}
-	log := newLogger(env.stderr, cfg.LogFormat, cfg.LogLevel)
+	log := newLogger(env.Stderr, cfg.LogFormat, cfg.LogLevel)
 	slog.SetDefault(log)
-	applyMemoryLimit(&cfg, env.getenv, log)
+	applyMemoryLimit(&cfg, env.Getenv, log)
 	if cfg.PprofAddr != "" {
 		pln, err := api.ListenPprof(cfg.PprofAddr)
 		if err != nil {
@@ -98,7 +98,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Upstream:         up,
 		Logger:           log,
 		Log:              tlog,
-		MatchLLM:         matchLLM(cfg.MatchLLM, env.getenv),
+		MatchLLM:         matchLLM(cfg.MatchLLM, env.Getenv),
 	})
 	if err := svc.RefreshInactive(ctx); err != nil {
 		return fmt.Errorf("reading the withdrawn documents: %w", err)

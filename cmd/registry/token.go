@@ -15,8 +15,8 @@ import (
 )
 
 func init() {
-	register(command{name: "token", summary: "token create|list|revoke: manage API tokens",
-		subs: map[string]string{"revoke": "registry token revoke [flags] ID"}, run: tokenCmd})
+	register(command{Name: "token", Summary: "token create|list|revoke: manage API tokens",
+		Subs: map[string]string{"revoke": "registry token revoke [flags] ID"}, Run: tokenCmd})
 }
 
 func tokenCmd(ctx context.Context, env *environment, args []string) error {
@@ -50,7 +50,7 @@ func tokenCmd(ctx context.Context, env *environment, args []string) error {
 		if create.IfMissing {
 			if t, ok, err := liveToken(ctx, svc, create.Name); err != nil || ok {
 				if ok {
-					fmt.Fprintf(env.stderr, "token %d %q exists already (publisher %s); its secret was shown when it was created, so none is printed (revoke it with registry token revoke %d to make a new one)\n",
+					fmt.Fprintf(env.Stderr, "token %d %q exists already (publisher %s); its secret was shown when it was created, so none is printed (revoke it with registry token revoke %d to make a new one)\n",
 						t.ID, t.Name, t.Publisher, t.ID)
 				}
 				return err
@@ -75,9 +75,9 @@ func tokenCreate(ctx context.Context, env *environment, svc *registry.Service, p
 	}
 	// The secret alone goes to stdout (for scripts: TOKEN=$(registry token
 	// create …)); the note goes to stderr.
-	fmt.Fprintf(env.stderr, "created token %d %q of publisher %s with scopes %s; it is shown only now, store it safely\n",
+	fmt.Fprintf(env.Stderr, "created token %d %q of publisher %s with scopes %s; it is shown only now, store it safely\n",
 		t.Token.ID, t.Token.Name, t.Token.Publisher, scopeNames(t.Token.Scopes))
-	fmt.Fprintln(env.stdout, t.Secret)
+	fmt.Fprintln(env.Stdout, t.Secret)
 	return nil
 }
 
@@ -122,7 +122,7 @@ func tokenList(ctx context.Context, env *environment, svc *registry.Service, asJ
 		}
 		return printJSON(env, out)
 	}
-	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tPUBLISHER\tSCOPES\tCREATED\tLAST USED\tREVOKED")
 	for _, t := range ts {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Publisher, scopeNames(t.Scopes),
@@ -133,7 +133,7 @@ func tokenList(ctx context.Context, env *environment, svc *registry.Service, asJ
 
 func tokenRevoke(ctx context.Context, env *environment, svc *registry.Service, fs *flag.FlagSet) error {
 	if fs.NArg() != 1 {
-		fmt.Fprintln(env.stderr, "usage: registry token revoke ID")
+		fmt.Fprintln(env.Stderr, "usage: registry token revoke ID")
 		return errUsage
 	}
 	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
@@ -143,7 +143,7 @@ func tokenRevoke(ctx context.Context, env *environment, svc *registry.Service, f
 	if err := svc.RevokeToken(ctx, id); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "revoked token %d\n", id)
+	fmt.Fprintf(env.Stdout, "revoked token %d\n", id)
 	return nil
 }
 

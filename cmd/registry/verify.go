@@ -22,9 +22,9 @@ import (
 )
 
 func init() {
-	register(command{name: "verify", summary: "audit a registry's transparency log: no fork, and what it serves is what it logged",
-		synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--witness-key VKEY... --quorum N] [--sample N | --all] [HASH...]\n       registry verify --proof FILE --key KEY [--witness-key VKEY... --quorum N] DOCUMENT\n\n" + verifyHelp,
-		run:      verifyExit})
+	register(command{Name: "verify", Summary: "audit a registry's transparency log: no fork, and what it serves is what it logged",
+		Synopsis: "registry verify [--registry URL] [--key KEY] [--state FILE] [--witness-key VKEY... --quorum N] [--sample N | --all] [HASH...]\n       registry verify --proof FILE --key KEY [--witness-key VKEY... --quorum N] DOCUMENT\n\n" + verifyHelp,
+		Run:      verifyExit})
 }
 
 // verifyExit runs verifyCmd; any failure that is not a proven
@@ -110,7 +110,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	case cfg.Key != "":
 		st.VerifierKey = cfg.Key
 	case st.VerifierKey == "":
-		wk, err := retryWellKnown(ctx, reg, c)
+		wk, err := translog.Retried(ctx, reg, func() (agora.RegistryWellKnown, error) { return c.WellKnown(ctx) })
 		if err != nil {
 			return unchecked(fmt.Errorf("reading the registry's verifier key: %w", err))
 		}
@@ -118,7 +118,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 			return unchecked(errors.New("the registry announces no transparency log"))
 		}
 		st.VerifierKey = wk.Log.VerifierKey
-		fmt.Fprintf(env.stderr, "registry verify: trusting the registry's own key on first use: %s (pass --key to check it against the operator's)\n", st.VerifierKey)
+		fmt.Fprintf(env.Stderr, "registry verify: trusting the registry's own key on first use: %s (pass --key to check it against the operator's)\n", st.VerifierKey)
 	}
 	if err := (agora.WitnessPolicy{LogKey: st.VerifierKey, WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum}).Check(); err != nil {
 		return cli.UsageError{Err: err}
@@ -126,7 +126,7 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	a, err := translog.RunAudit(ctx, reg, st, translog.AuditOptions{Hashes: hashes, Sample: cfg.Sample, All: cfg.All, Settle: cfg.Settle,
 		WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum})
 	if a.Fork != nil {
-		fmt.Fprintf(env.stdout, "LOG FORK DETECTED at %s: %v\n\nthe checkpoint seen before:\n%s\nthe checkpoint served now:\n%s\nstate kept unchanged in %s\n",
+		fmt.Fprintf(env.Stdout, "LOG FORK DETECTED at %s: %v\n\nthe checkpoint seen before:\n%s\nthe checkpoint served now:\n%s\nstate kept unchanged in %s\n",
 			c.Origin(), a.Fork.Err, a.Fork.Older, a.Fork.Newer, statePath)
 		return cli.ExitError{Code: verifyInconsistent, Err: fmt.Errorf("LOG FORK DETECTED at %s", c.Origin())}
 	}
@@ -139,31 +139,31 @@ func verifyCmd(ctx context.Context, env *environment, args []string) error {
 	if err := a.State.Save(statePath); err != nil {
 		return fmt.Errorf("saving the state file: %w", err)
 	}
-	fmt.Fprintf(env.stdout, "checkpoint %s size %d root %s", a.Checkpoint.Origin, a.Checkpoint.N, a.Checkpoint.Hash)
+	fmt.Fprintf(env.Stdout, "checkpoint %s size %d root %s", a.Checkpoint.Origin, a.Checkpoint.N, a.Checkpoint.Hash)
 	if a.Previous != nil {
-		fmt.Fprintf(env.stdout, " (consistent with size %d seen before)", a.Previous.N)
+		fmt.Fprintf(env.Stdout, " (consistent with size %d seen before)", a.Previous.N)
 	}
-	fmt.Fprintf(env.stdout, "; %d records checked against it\n", a.Scanned)
+	fmt.Fprintf(env.Stdout, "; %d records checked against it\n", a.Scanned)
 	if len(cfg.WitnessKeys) > 0 {
-		fmt.Fprintf(env.stdout, "cosigned by %d of %d witnesses (quorum %d): %s\n", len(a.Witnesses), len(cfg.WitnessKeys), cfg.Quorum, strings.Join(a.Witnesses, ", "))
+		fmt.Fprintf(env.Stdout, "cosigned by %d of %d witnesses (quorum %d): %s\n", len(a.Witnesses), len(cfg.WitnessKeys), cfg.Quorum, strings.Join(a.Witnesses, ", "))
 	}
 	switch {
 	case a.Feed == nil:
-		fmt.Fprintln(env.stdout, "change feed ok")
+		fmt.Fprintln(env.Stdout, "change feed ok")
 	case translog.Proven(a.Feed):
-		fmt.Fprintf(env.stdout, "change feed MISMATCH %v\n", a.Feed)
+		fmt.Fprintf(env.Stdout, "change feed MISMATCH %v\n", a.Feed)
 	default:
-		fmt.Fprintf(env.stdout, "change feed UNCHECKED %v\n", a.Feed)
+		fmt.Fprintf(env.Stdout, "change feed UNCHECKED %v\n", a.Feed)
 	}
 	for _, r := range a.Results {
 		switch {
 		case r.Err == nil:
-			fmt.Fprintf(env.stdout, "%s ok record %d %s %s%s\n", r.Digest.Hex(), r.Index, r.Status,
+			fmt.Fprintf(env.Stdout, "%s ok record %d %s %s%s\n", r.Digest.Hex(), r.Index, r.Status,
 				r.Record.Time.Format("2006-01-02T15:04:05Z07:00"), attested(r.Record))
 		case translog.Proven(r.Err):
-			fmt.Fprintf(env.stdout, "%s MISMATCH %v\n", r.Digest.Hex(), r.Err)
+			fmt.Fprintf(env.Stdout, "%s MISMATCH %v\n", r.Digest.Hex(), r.Err)
 		default:
-			fmt.Fprintf(env.stdout, "%s UNCHECKED %v\n", r.Digest.Hex(), r.Err)
+			fmt.Fprintf(env.Stdout, "%s UNCHECKED %v\n", r.Digest.Hex(), r.Err)
 		}
 	}
 	switch a.Exit() {
@@ -186,24 +186,6 @@ func attested(r agora.LogRecord) string {
 		out += " (" + at.PublisherDomain + ")"
 	}
 	return out
-}
-
-// retryWellKnown reads the registry's self-description, retrying as the
-// audit does.
-func retryWellKnown(ctx context.Context, r translog.Retry, c *client.Client) (agora.RegistryWellKnown, error) {
-	wait := r.Backoff
-	for i := 1; ; i++ {
-		wk, err := c.WellKnown(ctx)
-		if err == nil || i >= r.Attempts || !translog.Transient(err) {
-			return wk, err
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return wk, err
-		}
-		wait *= 2
-	}
 }
 
 // verifyStatePath is --state, or one file per registry host under the
@@ -249,18 +231,18 @@ func verifyProof(env *environment, cfg config.Verify, args []string) error {
 	p, err := agora.VerifyDocumentProof(proof, doc, agora.WitnessPolicy{LogKey: cfg.Key, WitnessKeys: cfg.WitnessKeys, Quorum: cfg.Quorum})
 	switch {
 	case err == nil:
-		fmt.Fprintf(env.stdout, "%s ok: its publish (%s) is record %d of %s, tree size %d root %s",
+		fmt.Fprintf(env.Stdout, "%s ok: its publish (%s) is record %d of %s, tree size %d root %s",
 			p.Record.Digest.Hex(), p.Record.Time.Format(time.RFC3339), p.Index, p.Checkpoint.Origin, p.Checkpoint.N, p.Checkpoint.Hash)
 		if len(p.Checkpoint.Witnesses) > 0 {
-			fmt.Fprintf(env.stdout, ", cosigned by %s", strings.Join(p.Checkpoint.Witnesses, ", "))
+			fmt.Fprintf(env.Stdout, ", cosigned by %s", strings.Join(p.Checkpoint.Witnesses, ", "))
 		}
-		fmt.Fprintln(env.stdout)
+		fmt.Fprintln(env.Stdout)
 		return nil
 	case errors.Is(err, agora.ErrLogNotProved):
-		fmt.Fprintf(env.stdout, "PROOF REFUTED %v\n", err)
+		fmt.Fprintf(env.Stdout, "PROOF REFUTED %v\n", err)
 		return cli.ExitError{Code: verifyInconsistent, Err: errors.New("the proof does not prove this document")}
 	}
-	fmt.Fprintf(env.stdout, "NOT PROVED %v\n", err)
+	fmt.Fprintf(env.Stdout, "NOT PROVED %v\n", err)
 	return unchecked(errors.New("the proof could not be established"))
 }
 

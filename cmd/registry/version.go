@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{name: "version", summary: "print the build version (also --version)", synopsis: "registry version", run: versionCmd})
+	register(command{Name: "version", Summary: "print the build version (also --version)", Synopsis: "registry version", Run: versionCmd})
 }
 
 func versionCmd(_ context.Context, env *environment, args []string) error {
@@ -17,9 +17,9 @@ func versionCmd(_ context.Context, env *environment, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintln(env.stderr, "usage: registry version")
+		fmt.Fprintln(env.Stderr, "usage: registry version")
 		return errUsage
 	}
-	fmt.Fprintln(env.stdout, "registry", buildinfo.Version())
+	fmt.Fprintln(env.Stdout, "registry", buildinfo.Version())
 	return nil
 }

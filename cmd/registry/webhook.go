@@ -14,9 +14,9 @@ import (
 )
 
 func init() {
-	register(command{name: "webhook", summary: "add, list or remove webhooks (CloudEvents POSTs of every change)",
-		synopsis: "registry webhook add URL --secret S [--events publish,withdraw,...] [--from-start] | list | remove ID",
-		subs:     map[string]string{"add": "registry webhook add [flags] URL", "remove": "registry webhook remove [flags] ID"}, run: webhookCmd})
+	register(command{Name: "webhook", Summary: "add, list or remove webhooks (CloudEvents POSTs of every change)",
+		Synopsis: "registry webhook add URL --secret S [--events publish,withdraw,...] [--from-start] | list | remove ID",
+		Subs:     map[string]string{"add": "registry webhook add [flags] URL", "remove": "registry webhook remove [flags] ID"}, Run: webhookCmd})
 }
 
 func webhookCmd(ctx context.Context, env *environment, args []string) error {
@@ -50,16 +50,16 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 	switch sub {
 	case "add":
 		if fs.NArg() != 1 {
-			fmt.Fprintln(env.stderr, usage)
+			fmt.Fprintln(env.Stderr, usage)
 			return errUsage
 		}
 		w, err := webhook.Add(ctx, st, fs.Arg(0), add.Secret, add.Events, add.FromStart)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%d %s %s from record %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered)
+		fmt.Fprintf(env.Stdout, "%d %s %s from record %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered)
 		if add.Secret == "" {
-			fmt.Fprintf(env.stdout, "secret %s\n", w.Secret) // made for this webhook: shown once, give it to the receiver
+			fmt.Fprintf(env.Stdout, "secret %s\n", w.Secret) // made for this webhook: shown once, give it to the receiver
 		}
 	case "list":
 		ws, err := st.ListWebhooks(ctx)
@@ -74,12 +74,12 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 			return printJSON(env, out)
 		}
 		for _, w := range ws {
-			fmt.Fprintf(env.stdout, "%d %s %s delivered %d attempts %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered, w.Attempts)
+			fmt.Fprintf(env.Stdout, "%d %s %s delivered %d attempts %d\n", w.ID, w.URL, strings.Join(w.Events, ","), w.Delivered, w.Attempts)
 		}
 	default:
 		id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
 		if err != nil || fs.NArg() != 1 {
-			fmt.Fprintln(env.stderr, usage)
+			fmt.Fprintln(env.Stderr, usage)
 			return errUsage
 		}
 		if err := st.DeleteWebhook(ctx, id); errors.Is(err, store.ErrNotFound) {
@@ -87,7 +87,7 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 		} else if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "removed webhook %d\n", id)
+		fmt.Fprintf(env.Stdout, "removed webhook %d\n", id)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(command{name: "withdraw", summary: "withdraw HASH --reason TEXT: mark a document withdrawn (admin token)", synopsis: "registry withdraw [--server URL] HASH --reason TEXT (an admin token in REGISTRY_TOKEN)", run: withdrawCmd})
+	register(command{Name: "withdraw", Summary: "withdraw HASH --reason TEXT: mark a document withdrawn (admin token)", Synopsis: "registry withdraw [--server URL] HASH --reason TEXT (an admin token in REGISTRY_TOKEN)", Run: withdrawCmd})
 }
 
 // withdrawCmd withdraws one document; it stays readable as a 410 with the
@@ -22,14 +22,14 @@ func withdrawCmd(ctx context.Context, env *environment, args []string) error {
 	}
 	hash := fs.Args()
 	if len(hash) != 1 || cfg.Reason == "" {
-		fmt.Fprintln(env.stderr, "usage: "+program.Synopsis("withdraw"))
+		fmt.Fprintln(env.Stderr, "usage: "+program.Synopsis("withdraw"))
 		return errUsage
 	}
 	d, err := protocol.ParseDigest(hash[0])
 	if err != nil {
 		return err
 	}
-	cfg.Token = env.getenv("REGISTRY_TOKEN")
+	cfg.Token = env.Getenv("REGISTRY_TOKEN")
 	c, err := newClient(cfg.Client)
 	if err != nil {
 		return err
@@ -37,6 +37,6 @@ func withdrawCmd(ctx context.Context, env *environment, args []string) error {
 	if err := c.Withdraw(ctx, d, cfg.Reason); err != nil {
 		return explainTokenError(err, c.Token, "admin")
 	}
-	fmt.Fprintf(env.stdout, "withdrawn %s\n", d.Hex())
+	fmt.Fprintf(env.Stdout, "withdrawn %s\n", d.Hex())
 	return nil
 }

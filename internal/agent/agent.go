@@ -195,14 +195,6 @@ func (a *Agent) buildRoutine(rc RoutineConfig) (routine.Routine, error) {
 	return r, nil
 }
 
-// Supported lists the supported hashes in hex order (for logs and tests).
-func (a *Agent) Supported() []protocol.Digest { return a.handler.Supported() }
-
-// Handle answers one decoded transaction (agora.Handler.Answer).
-func (a *Agent) Handle(ctx context.Context, t agora.Transaction) agora.Answer {
-	return a.handler.Answer(ctx, t)
-}
-
 // Handler is the agent's HTTP surface: the agora receiver, a health
 // probe, and an access log.
 func (a *Agent) Handler() http.Handler {

@@ -63,15 +63,6 @@ func IPv6Prefix(bits int) LimiterOption {
 	}
 }
 
-// MaxClients bounds the table of buckets (default DefaultMaxTrackedClients).
-func MaxClients(n int) LimiterOption {
-	return func(l *RateLimiter) {
-		if n > 0 {
-			l.maxClients = n
-		}
-	}
-}
-
 // ExemptLoopback lets loopback clients through unlimited: with no trusted
 // proxy, a loopback peer is a program on the registry's own machine (a
 // demo network of agents on one host), not an internet client. A loopback
@@ -171,13 +162,6 @@ func (l *RateLimiter) limiterFor(key netip.Addr, now time.Time) *rate.Limiter {
 func (l *RateLimiter) drop(e *list.Element) {
 	delete(l.clients, e.Value.(*clientLimiter).key)
 	l.lru.Remove(e)
-}
-
-// tracked is the number of buckets held (tests).
-func (l *RateLimiter) tracked() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lru.Len()
 }
 
 // unlimitedPath reports the paths never rate limited: probes and scrapes

@@ -191,3 +191,15 @@ func TestLoopbackExemptionEndsAtAProxy(t *testing.T) {
 		}
 	}
 }
+
+// MaxClients bounds the table of buckets (default DefaultMaxTrackedClients).
+func MaxClients(n int) LimiterOption {
+	return func(l *RateLimiter) { l.maxClients = n }
+}
+
+// tracked is the number of buckets held.
+func (l *RateLimiter) tracked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lru.Len()
+}

@@ -73,7 +73,3 @@ func KindOf(err error) Kind {
 
 // HTTPStatus is the status an error of kind k is answered with.
 func HTTPStatus(k Kind) int { return k.HTTPStatus() }
-
-// KindOfStatus reads an error answer's status back as a kind (the table's
-// inverse; see agora.KindOfStatus).
-func KindOfStatus(status int) Kind { return agora.KindOfStatus(status) }

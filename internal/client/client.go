@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	"github.com/agora-registry/registry/agora"
-	"github.com/agora-registry/registry/internal/protocol"
 )
 
 // DefaultMaxBytes caps a JSON answer unless Client.MaxBytes says otherwise.
@@ -36,6 +35,3 @@ type (
 
 // New is a client of the registry at base (agora.NewRegistry).
 func New(base string, hc *http.Client) (*Client, error) { return agora.NewRegistry(base, hc) }
-
-// RawURL is the raw document URL of d on the registry at base.
-func RawURL(base string, d protocol.Digest) string { return agora.RawURL(base, d) }

@@ -2,18 +2,14 @@ package directory
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
@@ -29,7 +25,6 @@ const (
 	maxKeySetFetches  = 2
 	maxJWKSKeys       = 32
 	minRSABits        = 2048
-	maxRSABits        = 8192
 )
 
 var errNotCard = errors.New("not an A2A agent card (a JSON object with a name)")
@@ -134,6 +129,7 @@ type protectedHeader struct {
 	Kid  string          `json:"kid"`
 	Jku  string          `json:"jku"`
 	Crit json.RawMessage `json:"crit"`
+	B64  json.RawMessage `json:"b64"` // RFC 7797's unencoded payload, which go-jose would honour
 }
 
 // verifyCard checks a card's signatures (A2A §8.4.3): each signs the JCS
@@ -160,11 +156,10 @@ func (d *Directory) verifyCard(ctx context.Context, origin string, raw []byte) (
 	if err != nil {
 		return entity.SignatureInvalid, err.Error(), ""
 	}
-	p64 := base64.RawURLEncoding.EncodeToString(payload)
 	sets := map[string]*keySet{}
 	var reasons []string
 	for i, r := range sigs[:min(len(sigs), maxCardSignatures)] {
-		kid, err := d.verifySignature(ctx, origin, r, p64, sets)
+		kid, err := d.verifySignature(ctx, origin, r, payload, sets)
 		if err == nil {
 			return entity.SignatureVerified, "", kid
 		}
@@ -173,17 +168,14 @@ func (d *Directory) verifyCard(ctx context.Context, origin string, raw []byte) (
 	return entity.SignatureInvalid, store.CheckAgentReason(strings.Join(reasons, "; ")), ""
 }
 
-// keySet is a fetched JWKS (or why it could not be read).
+// keySet is a fetched JWKS (or why it could not be read): its keys as
+// sent, each read only when its kid is asked for.
 type keySet struct {
-	keys []jwk
+	keys []json.RawMessage
 	err  error
 }
 
-type jwk struct {
-	Kty, Kid, Use, Crv, X, Y, N, E string
-}
-
-func (d *Directory) verifySignature(ctx context.Context, origin string, raw json.RawMessage, payload64 string, sets map[string]*keySet) (string, error) {
+func (d *Directory) verifySignature(ctx context.Context, origin string, raw json.RawMessage, payload []byte, sets map[string]*keySet) (string, error) {
 	var s cardSignature
 	if json.Unmarshal(raw, &s) != nil || s.Protected == "" || s.Signature == "" {
 		return "", errors.New("not a JWS with protected and signature")
@@ -199,8 +191,8 @@ func (d *Directory) verifySignature(ctx context.Context, origin string, raw json
 	switch {
 	case h.Alg != "ES256" && h.Alg != "RS256" && h.Alg != "EdDSA":
 		return "", fmt.Errorf("algorithm %q refused (ES256, RS256 and EdDSA are accepted)", clip(h.Alg))
-	case len(h.Crit) > 0:
-		return "", errors.New("critical header parameters are not understood")
+	case len(h.Crit) > 0 || len(h.B64) > 0:
+		return "", errors.New("critical and b64 header parameters are not understood")
 	case h.Kid == "":
 		return "", errors.New("the protected header names no key (kid)")
 	case h.Jku == "":
@@ -209,9 +201,11 @@ func (d *Directory) verifySignature(ctx context.Context, origin string, raw json
 	if o, err := Origin(h.Jku); err != nil || o != origin || !strings.HasPrefix(h.Jku, origin+"/") {
 		return "", errors.New("the key set (jku) is not on the agent's own origin")
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(s.Signature)
+	// The header's checks above are the directory's; go-jose checks the
+	// signature against the one algorithm the header names.
+	sig, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(h.Alg)})
 	if err != nil {
-		return "", errors.New("the signature is not base64url")
+		return "", errors.New("the signature is not a base64url JWS")
 	}
 	set := sets[h.Jku]
 	if set == nil {
@@ -224,14 +218,14 @@ func (d *Directory) verifySignature(ctx context.Context, origin string, raw json
 	if set.err != nil {
 		return "", set.err
 	}
-	input := []byte(s.Protected + "." + payload64)
 	found := false
-	for _, k := range set.keys {
-		if k.Kid != h.Kid {
+	for _, r := range set.keys {
+		var named struct{ Kid, Use string }
+		if json.Unmarshal(r, &named) != nil || named.Kid != h.Kid {
 			continue
 		}
 		found = true
-		if verifyJWS(h.Alg, k, input, sig) {
+		if verifies(sig, payload, named.Use, r) {
 			return h.Kid, nil
 		}
 	}
@@ -254,56 +248,22 @@ func (d *Directory) fetchKeySet(ctx context.Context, url string) *keySet {
 	if json.Unmarshal(body, &doc) != nil {
 		return &keySet{err: errors.New("the key set is not a JWKS")}
 	}
-	set := &keySet{}
-	for _, r := range doc.Keys[:min(len(doc.Keys), maxJWKSKeys)] {
-		var k jwk
-		if json.Unmarshal(r, &k) == nil {
-			set.keys = append(set.keys, k)
-		}
-	}
-	return set
+	return &keySet{keys: doc.Keys[:min(len(doc.Keys), maxJWKSKeys)]}
 }
 
-// verifyJWS checks sig over input with key k under alg; a key of the
-// wrong type or use, or malformed, verifies nothing.
-func verifyJWS(alg string, k jwk, input, sig []byte) bool {
-	if k.Use != "" && k.Use != "sig" {
+// verifies reports whether sig verifies under the JWK raw: a signing key
+// go-jose reads (it checks the key's material and, at verification, that
+// its type fits the algorithm), an RSA one of at least minRSABits.
+func verifies(sig *jose.JSONWebSignature, payload []byte, use string, raw json.RawMessage) bool {
+	var k jose.JSONWebKey
+	if use != "" && use != "sig" || k.UnmarshalJSON(raw) != nil {
 		return false
 	}
-	b64 := base64.RawURLEncoding.DecodeString
-	switch alg {
-	case "ES256":
-		x, errX := b64(k.X)
-		y, errY := b64(k.Y)
-		if k.Kty != "EC" || k.Crv != "P-256" || errX != nil || errY != nil || len(x) != 32 || len(y) != 32 || len(sig) != 64 {
-			return false
-		}
-		pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
-		if err != nil {
-			return false
-		}
-		h := sha256.Sum256(input)
-		return ecdsa.Verify(pub, h[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:]))
-	case "RS256":
-		n, errN := b64(k.N)
-		e, errE := b64(k.E)
-		if k.Kty != "RSA" || errN != nil || errE != nil || len(e) == 0 || len(e) > 4 {
-			return false
-		}
-		pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
-		if bits := pub.N.BitLen(); bits < minRSABits || bits > maxRSABits || pub.E < 3 || pub.E%2 == 0 {
-			return false
-		}
-		h := sha256.Sum256(input)
-		return rsa.VerifyPKCS1v15(pub, crypto.SHA256, h[:], sig) == nil
-	case "EdDSA":
-		x, err := b64(k.X)
-		if k.Kty != "OKP" || k.Crv != "Ed25519" || err != nil || len(x) != ed25519.PublicKeySize {
-			return false
-		}
-		return ed25519.Verify(ed25519.PublicKey(x), input, sig)
+	k = k.Public()
+	if pub, ok := k.Key.(*rsa.PublicKey); ok && pub.N.BitLen() < minRSABits {
+		return false
 	}
-	return false
+	return sig.DetachedVerify(payload, k) == nil
 }
 
 // clip cuts a stranger's string for an error message.

@@ -310,6 +310,30 @@ func TestCardSignatureAttacks(t *testing.T) {
 			p.serve("/jwks.json", jwks(append(filler, key)...))
 			p.serve("/.well-known/agent-card.json", signedCard(t, card(p, 1), p.URL+"/jwks.json", key))
 		}, `no key "k"`},
+		{"an RSA key under 2048 bits", func(t *testing.T, p, _ *peer) {
+			weak, err := rsa.GenerateKey(rand.Reader, 1024)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := signer{alg: "RS256", kid: "k", key: weak}
+			p.serve("/jwks.json", jwks(key))
+			p.serve("/.well-known/agent-card.json", signedCard(t, card(p, 1), p.URL+"/jwks.json", key))
+		}, "does not verify"},
+		{"an unencoded payload (b64 false)", func(t *testing.T, p, _ *peer) {
+			key := newSigner(t, "ES256", "k")
+			p.serve("/jwks.json", jwks(key))
+			c := card(p, 1)
+			h, _ := json.Marshal(map[string]any{"alg": "ES256", "kid": "k", "jku": p.URL + "/jwks.json", "b64": false})
+			digest := sha256.Sum256(append([]byte(b64(h)+"."), canonical(t, c)...))
+			r, ss, err := ecdsa.Sign(rand.Reader, key.key.(*ecdsa.PrivateKey), digest[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig := append(r.FillBytes(make([]byte, 32)), ss.FillBytes(make([]byte, 32))...)
+			c["signatures"] = []any{map[string]string{"protected": b64(h), "signature": b64(sig)}}
+			b, _ := json.Marshal(c)
+			p.serve("/.well-known/agent-card.json", b)
+		}, "b64 header parameters are not understood"},
 		{"a card nested too deep to canonicalize", func(t *testing.T, p, _ *peer) {
 			key := newSigner(t, "ES256", "k")
 			p.serve("/jwks.json", jwks(key))

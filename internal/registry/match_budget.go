@@ -198,13 +198,6 @@ func (c *rerankCache) put(k [sha256.Size]byte, order []protocol.Digest) {
 	c.entries[k] = c.lru.PushFront(&rerankEntry{key: k, order: order})
 }
 
-// len is the number of answers held (tests).
-func (c *rerankCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
 // digestsOf is the model's order (indexes of top) as digests, to cache.
 func digestsOf(top []Match, order []int) []protocol.Digest {
 	out := make([]protocol.Digest, len(order))

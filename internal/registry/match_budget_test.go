@@ -187,3 +187,10 @@ func TestRerankBudgetClientsAreBounded(t *testing.T) {
 		t.Fatalf("%d clients held a minute later", n)
 	}
 }
+
+// len is the number of answers held.
+func (c *rerankCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}

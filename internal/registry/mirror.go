@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -70,12 +69,6 @@ type Mirror struct {
 	log       *slog.Logger
 	misses    *missCache
 	flight    singleflight.Group
-}
-
-// ParseUpstreams reads the REGISTRY_UPSTREAMS value: base URLs separated by
-// commas or white space.
-func ParseUpstreams(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
 }
 
 // NewMirror checks the configuration.

@@ -301,7 +301,7 @@ func TestMirrorRefusesBadConfiguration(t *testing.T) {
 	if _, err := registry.NewMirror(registry.MirrorConfig{Upstreams: make([]registry.UpstreamRegistry, registry.MaxUpstreams+1)}); err == nil {
 		t.Errorf("NewMirror accepted %d upstreams", registry.MaxUpstreams+1)
 	}
-	m, err := registry.NewMirror(registry.MirrorConfig{Upstreams: upstreamClients(t, 0, 0, registry.ParseUpstreams("https://user:secret@a.example/reg/, http://b.example")...)})
+	m, err := registry.NewMirror(registry.MirrorConfig{Upstreams: upstreamClients(t, 0, 0, "https://user:secret@a.example/reg/", "http://b.example")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,13 +47,9 @@ func (b ResolveBatch) Len() int { return len(b.answers) }
 // Probe is the i-th digest to send.
 func (b ResolveBatch) Probe(i int) *protocol.Digest { return &b.answers[b.order[i]].Digest }
 
-// Found records the row an engine found for Probe(i). An index outside the
-// batch is the engine's bug, reported rather than a panic.
-func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
-	return b.FoundWith(i, Resolution{Title: title, Withdrawn: withdrawn, Status: entity.StatusActive})
-}
-
-// FoundWith is Found with the whole answer (its digest is the probe's).
+// FoundWith records the row an engine found for Probe(i) (its digest is
+// the probe's). An index outside the batch is the engine's bug, reported
+// rather than a panic.
 func (b ResolveBatch) FoundWith(i int64, r Resolution) error {
 	if i < 0 || i >= int64(len(b.order)) {
 		return fmt.Errorf("store: resolve row for probe %d of a batch of %d", i, len(b.order))

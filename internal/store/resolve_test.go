@@ -100,3 +100,8 @@ func TestResolveBatchReadRowsCountsFromTheEnginesFirstProbe(t *testing.T) {
 		t.Errorf("rows error = %v, want %v", err, rowsErr)
 	}
 }
+
+// Found is FoundWith for an active document.
+func (b ResolveBatch) Found(i int64, title string, withdrawn bool) error {
+	return b.FoundWith(i, Resolution{Title: title, Withdrawn: withdrawn, Status: entity.StatusActive})
+}

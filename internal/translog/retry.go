@@ -38,7 +38,8 @@ func Transient(err error) bool {
 		errors.Is(err, context.DeadlineExceeded)
 }
 
-func retry[T any](ctx context.Context, r Retry, f func() (T, error)) (T, error) {
+// Retried runs f, a request to r's registry, as r runs its own.
+func Retried[T any](ctx context.Context, r Retry, f func() (T, error)) (T, error) {
 	wait := r.Backoff
 	for i := 1; ; i++ {
 		v, err := f()
@@ -53,25 +54,25 @@ func retry[T any](ctx context.Context, r Retry, f func() (T, error)) (T, error) 
 }
 
 func (r Retry) LogCheckpoint(ctx context.Context) ([]byte, error) {
-	return retry(ctx, r, func() ([]byte, error) { return r.Registry.LogCheckpoint(ctx) })
+	return Retried(ctx, r, func() ([]byte, error) { return r.Registry.LogCheckpoint(ctx) })
 }
 
 func (r Retry) LogTile(ctx context.Context, path string) ([]byte, error) {
-	return retry(ctx, r, func() ([]byte, error) { return r.Registry.LogTile(ctx, path) })
+	return Retried(ctx, r, func() ([]byte, error) { return r.Registry.LogTile(ctx, path) })
 }
 
 func (r Retry) LogLookup(ctx context.Context, d agora.Digest) ([]byte, error) {
-	return retry(ctx, r, func() ([]byte, error) { return r.Registry.LogLookup(ctx, d) })
+	return Retried(ctx, r, func() ([]byte, error) { return r.Registry.LogLookup(ctx, d) })
 }
 
 func (r Retry) Fetch(ctx context.Context, d agora.Digest) ([]byte, error) {
-	return retry(ctx, r, func() ([]byte, error) { return r.Registry.Fetch(ctx, d) })
+	return Retried(ctx, r, func() ([]byte, error) { return r.Registry.Fetch(ctx, d) })
 }
 
 func (r Retry) Get(ctx context.Context, d agora.Digest, withContent bool) (agora.Protocol, error) {
-	return retry(ctx, r, func() (agora.Protocol, error) { return r.Registry.Get(ctx, d, withContent) })
+	return Retried(ctx, r, func() (agora.Protocol, error) { return r.Registry.Get(ctx, d, withContent) })
 }
 
 func (r Retry) JSON(ctx context.Context, method, path string, body []byte) (json.RawMessage, error) {
-	return retry(ctx, r, func() (json.RawMessage, error) { return r.Registry.JSON(ctx, method, path, body) })
+	return Retried(ctx, r, func() (json.RawMessage, error) { return r.Registry.JSON(ctx, method, path, body) })
 }

@@ -40,29 +40,16 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 		// The day's stored sketches, read behind the lock: no other
 		// writer merges into them until this transaction ends.
 		stored := make(map[protocol.Digest]store.StoredClients, len(merged))
-		rows, err := tx.Query(ctx, `SELECT digest, clients, client_sketch FROM adoption_daily WHERE digest = ANY ($1) AND day = $2`, digests, day)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var (
-				b  []byte
-				sc store.StoredClients
-			)
-			if err := rows.Scan(&b, &sc.Clients, &sc.Sketch); err != nil {
-				rows.Close()
-				return err
-			}
+		rows, _ := tx.Query(ctx, `SELECT digest, clients, client_sketch FROM adoption_daily WHERE digest = ANY ($1) AND day = $2`, digests, day)
+		var (
+			b  []byte
+			sc = store.StoredClients{Exists: true}
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&b, &sc.Clients, &sc.Sketch}, func() error {
 			d, err := digestOf(b)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			sc.Exists = true
 			stored[d] = sc
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		}); err != nil {
 			return err
 		}
 		fetches := make([]int64, len(merged))
@@ -112,22 +99,13 @@ func lockAdoption(ctx context.Context, tx pgx.Tx) error {
 func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
+	rows, _ := s.pool.Query(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
 		WHERE digest = $1 AND day BETWEEN $2 AND $3 ORDER BY day`, d[:], store.Day(from), store.Day(through))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.AdoptionDay
-	for rows.Next() {
-		var a store.AdoptionDay
-		if err := rows.Scan(&a.Day, &a.Fetches, &a.Resolutions, &a.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	return collect(rows, func(r pgx.Row) (a store.AdoptionDay, err error) {
+		err = r.Scan(&a.Day, &a.Fetches, &a.Resolutions, &a.Clients)
 		a.Day = store.Day(a.Day)
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
+		return a, err
+	})
 }
 
 // AdoptionTotals sums each digest's counts from since on.
@@ -145,27 +123,18 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
+	rows, _ := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
 		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, raw, store.Day(since))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			b []byte
-			c store.AdoptionCounts
-		)
-		if err := rows.Scan(&b, &c.Fetches, &c.Resolutions, &c.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	var (
+		b []byte
+		c store.AdoptionCounts
+	)
+	_, err := pgx.ForEachRow(rows, []any{&b, &c.Fetches, &c.Resolutions, &c.Clients}, func() error {
 		d, err := digestOf(b)
-		if err != nil {
-			return nil, err
-		}
 		out[d] = c
-	}
-	return out, mapErr(rows.Err())
+		return err
+	})
+	return out, mapErr(err)
 }
 
 // RefreshAdoption rescores every hash for today's window, drops old
@@ -230,25 +199,18 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		if hasCursor {
 			after, afterDigest = int64(cur.Rank), hexBytes(cur.Hex)
 		}
-		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
+		rows, _ := s.pool.Query(ctx, `SELECT `+popularColumns+`, s.score FROM adoption_scores s JOIN documents d ON d.digest = s.digest
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND s.score > 0
 			AND (s.score < $2 OR (s.score = $2 AND s.digest > $3))`+popularFilters+`
 			ORDER BY s.score DESC, s.digest LIMIT $4`, tags, after, afterDigest, q.Limit+1, q.Publisher, string(q.Status))
-		if err != nil {
-			return store.Page{}, mapErr(err)
-		}
-		for rows.Next() {
+		var err error
+		if entries, err = collect(rows, func(r pgx.Row) (entity.Entry, error) {
 			var score int64
-			e, err := scanEntry(rows, false, &score)
-			if err != nil {
-				rows.Close()
-				return store.Page{}, mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, score)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return store.Page{}, mapErr(err)
+			e, err := scanEntry(r, false, &score)
+			scores = append(scores, score)
+			return e, err
+		}); err != nil {
+			return store.Page{}, err
 		}
 		hasCursor, cur = false, store.Cursor{}
 	}
@@ -257,26 +219,16 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		if hasCursor {
 			afterDigest = hexBytes(cur.Hex)
 		}
-		rows, err := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
+		rows, _ := s.pool.Query(ctx, `SELECT `+popularColumns+` FROM documents d
 			WHERE d.withdrawn_at IS NULL AND d.tags @> $1::text[] AND d.digest > $2
 			AND NOT EXISTS (SELECT 1 FROM adoption_scores s WHERE s.digest = d.digest AND s.score > 0)
 			AND ($4 = '' OR d.publisher = $4) AND ($5 = '' OR d.status = $5)
 			ORDER BY d.digest LIMIT $3`, tags, afterDigest, q.Limit+1-len(entries), q.Publisher, string(q.Status))
+		rest, err := collect(rows, func(r pgx.Row) (entity.Entry, error) { return scanEntry(r, false) })
 		if err != nil {
-			return store.Page{}, mapErr(err)
+			return store.Page{}, err
 		}
-		for rows.Next() {
-			e, err := scanEntry(rows, false)
-			if err != nil {
-				rows.Close()
-				return store.Page{}, mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, 0)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return store.Page{}, mapErr(err)
-		}
+		entries, scores = append(entries, rest...), append(scores, make([]int64, len(rest))...)
 	}
 	return store.PopularPage(q, entries, scores), nil
 }

@@ -226,32 +226,23 @@ func (s *Store) GetAgent(ctx context.Context, id int64) (entity.Agent, error) {
 	if a.ARD, err = store.ParseDialect[entity.AgentManifest](manifest); err != nil {
 		return entity.Agent{}, fmt.Errorf("postgres: corrupt ARD manifest of agent %d", id)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT digest, supported, sources FROM agent_protocols WHERE agent_id = $1 ORDER BY digest`, id)
-	if err != nil {
-		return entity.Agent{}, mapErr(err)
-	}
-	defer rows.Close()
+	rows, _ := s.pool.Query(ctx, `SELECT digest, supported, sources FROM agent_protocols WHERE agent_id = $1 ORDER BY digest`, id)
 	a.Supported, a.Unsupported = []entity.AgentProtocol{}, []protocol.Digest{}
-	for rows.Next() {
-		var (
-			raw       []byte
-			supported bool
-			sources   []string
-		)
-		if err := rows.Scan(&raw, &supported, &sources); err != nil {
-			return entity.Agent{}, mapErr(err)
-		}
+	var (
+		raw       []byte
+		supported bool
+		sources   []string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&raw, &supported, &sources}, func() error {
 		d, err := digestOf(raw)
-		if err != nil {
-			return entity.Agent{}, err
-		}
 		if supported {
 			a.Supported = append(a.Supported, entity.AgentProtocol{Digest: d, Sources: sources})
 		} else {
 			a.Unsupported = append(a.Unsupported, d)
 		}
-	}
-	return a, mapErr(rows.Err())
+		return err
+	})
+	return a, mapErr(err)
 }
 
 // ListAgents lists agents by id with keyset pagination.
@@ -350,46 +341,28 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	for i := range ds {
 		raw[i] = ds[i][:]
 	}
-	rows, err := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, raw)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			b []byte
-			n int
-		)
-		if err := rows.Scan(&b, &n); err != nil {
-			return nil, mapErr(err)
-		}
+	rows, _ := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, raw)
+	var (
+		b []byte
+		n int
+	)
+	_, err := pgx.ForEachRow(rows, []any{&b, &n}, func() error {
 		d, err := digestOf(b)
-		if err != nil {
-			return nil, err
-		}
 		out[d] = n
-	}
-	return out, mapErr(rows.Err())
+		return err
+	})
+	return out, mapErr(err)
 }
 
 // DueAgents lists the agents whose crawl is due, most overdue first.
 func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]store.DueAgent, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT id, url FROM agents WHERE next_crawl_at <= $1 ORDER BY next_crawl_at, id LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.DueAgent
-	for rows.Next() {
-		var a store.DueAgent
-		if err := rows.Scan(&a.ID, &a.URL); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
+	rows, _ := s.pool.Query(ctx, `SELECT id, url FROM agents WHERE next_crawl_at <= $1 ORDER BY next_crawl_at, id LIMIT $2`, now, limit)
+	return collect(rows, func(r pgx.Row) (a store.DueAgent, err error) {
+		err = r.Scan(&a.ID, &a.URL)
+		return a, err
+	})
 }
 
 // digestOf reads a stored digest column.

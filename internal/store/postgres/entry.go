@@ -21,18 +21,23 @@ const entryColumns = `digest, sha256, size, title, description, multiround, tags
 
 const contentColumn = `, content`
 
-// collect reads every row with scan and closes rows.
+// collect reads every row with scan and closes rows; the query's own
+// error, which pgx defers to rows, included.
 func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, v)
+	out, err := pgx.AppendRows([]T(nil), rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+	return out, mapErr(err)
+}
+
+// each reads every row into dest, calling fn after each, and closes rows.
+// The database's errors (the query's too) are mapped; fn's are returned as
+// they are.
+func each(rows pgx.Rows, dest []any, fn func() error) error {
+	var fnErr error
+	_, err := pgx.ForEachRow(rows, dest, func() error { fnErr = fn(); return fnErr })
+	if fnErr != nil {
+		return fnErr
 	}
-	return out, mapErr(rows.Err())
+	return mapErr(err)
 }
 
 // scanEntry reads entryColumns (and, with withContent, content) from a row.

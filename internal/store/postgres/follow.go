@@ -62,19 +62,13 @@ func (s *Store) SaveFollowDocs(ctx context.Context, fds []store.FollowDoc) error
 const followDocColumns = `digest, upstream, idx, status, message, replacement, publisher, publisher_display_name, publisher_domain, quarantine`
 
 func scanFollowDocs(rows pgx.Rows) ([]store.FollowDoc, error) {
-	defer rows.Close()
-	var out []store.FollowDoc
-	for rows.Next() {
+	return pgx.AppendRows([]store.FollowDoc(nil), rows, func(row pgx.CollectableRow) (fd store.FollowDoc, err error) {
 		var (
-			fd     store.FollowDoc
-			digest []byte
-			status string
-			repl   []byte
+			digest, repl []byte
+			status       string
 		)
-		if err := rows.Scan(&digest, &fd.Upstream, &fd.Index, &status, &fd.Message, &repl, &fd.Publisher,
-			&fd.PublisherDisplayName, &fd.PublisherDomain, &fd.Quarantine); err != nil {
-			return nil, err
-		}
+		err = row.Scan(&digest, &fd.Upstream, &fd.Index, &status, &fd.Message, &repl, &fd.Publisher,
+			&fd.PublisherDisplayName, &fd.PublisherDomain, &fd.Quarantine)
 		copy(fd.Digest[:], digest)
 		fd.Status = entity.Status(status)
 		if repl != nil {
@@ -82,9 +76,8 @@ func scanFollowDocs(rows pgx.Rows) ([]store.FollowDoc, error) {
 			copy(r[:], repl)
 			fd.Replacement = &r
 		}
-		out = append(out, fd)
-	}
-	return out, rows.Err()
+		return fd, err
+	})
 }
 
 // FollowDocs lists what every upstream's log says of each of ds.
@@ -142,21 +135,12 @@ func (s *Store) FollowWithdrawn(ctx context.Context, upstream string, limit int)
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT f.digest FROM follow_docs f JOIN documents d ON d.digest = f.digest
+	rows, _ := s.pool.Query(ctx, `SELECT f.digest FROM follow_docs f JOIN documents d ON d.digest = f.digest
 		WHERE f.upstream = $1 AND f.status = 'withdrawn' AND f.quarantine = '' AND d.withdrawn_at IS NULL ORDER BY f.idx LIMIT $2`, upstream, limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []protocol.Digest
-	for rows.Next() {
+	return collect(rows, func(r pgx.Row) (d protocol.Digest, err error) {
 		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, mapErr(err)
-		}
-		var d protocol.Digest
+		err = r.Scan(&b)
 		copy(d[:], b)
-		out = append(out, d)
-	}
-	return out, mapErr(rows.Err())
+		return d, err
+	})
 }

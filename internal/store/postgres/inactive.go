@@ -11,25 +11,15 @@ import (
 func (s *Store) Inactive(ctx context.Context, fn func(d protocol.Digest, withdrawn bool) error) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT digest, withdrawn_at IS NOT NULL FROM documents
+	rows, _ := s.pool.Query(ctx, `SELECT digest, withdrawn_at IS NOT NULL FROM documents
 		WHERE withdrawn_at IS NOT NULL OR status <> 'active'`)
-	if err != nil {
-		return mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			b         []byte
-			withdrawn bool
-		)
-		if err := rows.Scan(&b, &withdrawn); err != nil {
-			return mapErr(err)
-		}
+	var (
+		b         []byte
+		withdrawn bool
+	)
+	return each(rows, []any{&b, &withdrawn}, func() error {
 		var d protocol.Digest
 		copy(d[:], b)
-		if err := fn(d, withdrawn); err != nil {
-			return err
-		}
-	}
-	return mapErr(rows.Err())
+		return fn(d, withdrawn)
+	})
 }

@@ -85,34 +85,24 @@ func (s *Store) SetStatus(ctx context.Context, d protocol.Digest, c store.Status
 func (s *Store) History(ctx context.Context, d protocol.Digest) ([]entity.HistoryEvent, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT at, actor, status, message, replacement FROM
+	rows, _ := s.pool.Query(ctx, `SELECT at, actor, status, message, replacement FROM
 		(SELECT id, at, actor, status, message, replacement FROM document_history WHERE digest = $1 ORDER BY id DESC LIMIT $2) AS h
 		ORDER BY id`, d[:], store.MaxHistory)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	out := []entity.HistoryEvent{}
-	for rows.Next() {
+	out, err := pgx.AppendRows([]entity.HistoryEvent{}, rows, func(row pgx.CollectableRow) (ev entity.HistoryEvent, err error) {
 		var (
-			ev          entity.HistoryEvent
 			status      string
 			replacement []byte
 		)
-		if err := rows.Scan(&ev.At, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
-			return nil, mapErr(err)
-		}
+		err = row.Scan(&ev.At, &ev.Actor, &status, &ev.Message, &replacement)
 		ev.At, ev.Status = ev.At.UTC(), entity.Status(status)
-		if replacement != nil {
-			r, err := store.StoredDigest(replacement)
-			if err != nil {
-				return nil, err
-			}
+		if err == nil && replacement != nil {
+			var r protocol.Digest
+			r, err = store.StoredDigest(replacement)
 			ev.Replacement = &r
 		}
-		out = append(out, ev)
-	}
-	return out, mapErr(rows.Err())
+		return ev, err
+	})
+	return out, mapErr(err)
 }
 
 // lineageSQL walks supersedes up and down from $1 through documents of its
@@ -168,29 +158,16 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, catalogWindowSQL, q.LatestOnly, q.Publisher, before, beforeDigest, q.Window())
+	rows, _ := s.pool.Query(ctx, catalogWindowSQL, q.LatestOnly, q.Publisher, before, beforeDigest, q.Window())
+	window, err := collect(rows, func(row pgx.Row) (r store.CatalogRow, err error) {
+		var digest []byte
+		if err = row.Scan(&r.CreatedAt, &digest, &r.Keep); err == nil {
+			r.Digest, err = store.StoredDigest(digest)
+		}
+		return r, err
+	})
 	if err != nil {
-		return store.Page{}, mapErr(err)
-	}
-	var window []store.CatalogRow
-	for rows.Next() {
-		var (
-			r      store.CatalogRow
-			digest []byte
-		)
-		if err := rows.Scan(&r.CreatedAt, &digest, &r.Keep); err != nil {
-			rows.Close()
-			return store.Page{}, mapErr(err)
-		}
-		if r.Digest, err = store.StoredDigest(digest); err != nil {
-			rows.Close()
-			return store.Page{}, err
-		}
-		window = append(window, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return store.Page{}, mapErr(err)
+		return store.Page{}, err
 	}
 	digests, next := q.Pick(window)
 	page := store.Page{NextCursor: next, Entries: []entity.Entry{}}

@@ -2,8 +2,8 @@ package postgres
 
 import (
 	"context"
-	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/agora-registry/registry/internal/protocol"
@@ -54,26 +54,16 @@ func (s *Store) List(ctx context.Context, r store.ListRange, fn func(store.Liste
 	defer cancel()
 	afterTime, afterDigest := bound(r.After, beforeAll, nil)
 	throughTime, throughDigest := bound(r.Through, afterAll, lastDigest)
-	rows, err := s.pool.Query(ctx, listSQL, afterTime, afterDigest, throughTime, throughDigest, r.Limit)
-	if err != nil {
-		return mapErr(err)
-	}
-	defer rows.Close()
+	rows, _ := s.pool.Query(ctx, listSQL, afterTime, afterDigest, throughTime, throughDigest, r.Limit)
 	var (
 		l      store.Listed
 		digest []byte
 	)
-	for rows.Next() {
-		if err := rows.Scan(&digest, &l.Title, &l.Description, &l.CreatedAt); err != nil {
-			return mapErr(err)
-		}
+	return each(rows, []any{&digest, &l.Title, &l.Description, &l.CreatedAt}, func() error {
 		l.Digest = protocol.Digest(digest)
 		l.CreatedAt = l.CreatedAt.UTC()
-		if err := fn(l); err != nil {
-			return err
-		}
-	}
-	return mapErr(rows.Err())
+		return fn(l)
+	})
 }
 
 // ListEnd finds the end of a page of n. From the start, the listed count
@@ -94,24 +84,16 @@ func (s *Store) ListEnd(ctx context.Context, after *store.ListPosition, n int) (
 		}
 	}
 	afterTime, afterDigest := bound(after, beforeAll, nil)
-	rows, err := s.pool.Query(ctx, listEndSQL, afterTime, afterDigest, n-1)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var (
-		found  []store.ListPosition
-		at     time.Time
-		digest []byte
-	)
-	for rows.Next() {
-		if err := rows.Scan(&at, &digest); err != nil {
-			return nil, mapErr(err)
+	rows, _ := s.pool.Query(ctx, listEndSQL, afterTime, afterDigest, n-1)
+	found, err := collect(rows, func(r pgx.Row) (p store.ListPosition, err error) {
+		var digest []byte
+		if err = r.Scan(&p.CreatedAt, &digest); err == nil {
+			p.CreatedAt, p.Digest = p.CreatedAt.UTC(), protocol.Digest(digest)
 		}
-		found = append(found, store.ListPosition{CreatedAt: at.UTC(), Digest: protocol.Digest(digest)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(found) < 2 {
 		return nil, nil // the n-th is the last, or there are fewer

@@ -68,33 +68,25 @@ func readHead(ctx context.Context, q pgx.Tx) (store.LogHead, error) {
 }
 
 func readPending(ctx context.Context, tx pgx.Tx, limit int) ([]int64, []store.LogEvent, error) {
-	rows, err := tx.Query(ctx, `SELECT seq, event, digest, sha256, size, at, status, reason,
+	rows, _ := tx.Query(ctx, `SELECT seq, event, digest, sha256, size, at, status, reason,
 		publisher, publisher_display_name, publisher_domain, replaced_by
 		FROM log_pending ORDER BY seq LIMIT $1`, limit)
-	if err != nil {
-		return nil, nil, mapErr(err)
-	}
-	defer rows.Close()
 	var (
-		seqs   []int64
-		events []store.LogEvent
+		seqs           []int64
+		events         []store.LogEvent
+		seq            int64
+		ev             store.LogEvent
+		digest, sha256 []byte
 	)
-	for rows.Next() {
-		var (
-			seq            int64
-			ev             store.LogEvent
-			digest, sha256 []byte
-		)
-		if err := rows.Scan(&seq, &ev.Event, &digest, &sha256, &ev.Size, &ev.At, &ev.Status, &ev.Reason,
-			&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy); err != nil {
-			return nil, nil, mapErr(err)
-		}
+	err := each(rows, []any{&seq, &ev.Event, &digest, &sha256, &ev.Size, &ev.At, &ev.Status, &ev.Reason,
+		&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy}, func() error {
 		copy(ev.Digest[:], digest)
 		copy(ev.SHA256[:], sha256)
 		ev.At = ev.At.UTC()
 		seqs, events = append(seqs, seq), append(events, ev)
-	}
-	return seqs, events, mapErr(rows.Err())
+		return nil
+	})
+	return seqs, events, err
 }
 
 // querier is a pool or a transaction.
@@ -103,24 +95,14 @@ type querier interface {
 }
 
 func readHashes(ctx context.Context, q querier, indexes []int64) ([]tlog.Hash, error) {
-	rows, err := q.Query(ctx, `SELECT id, hash FROM log_hashes WHERE id = ANY($1)`, indexes)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
+	rows, _ := q.Query(ctx, `SELECT id, hash FROM log_hashes WHERE id = ANY($1)`, indexes)
 	found := make(map[int64]tlog.Hash, len(indexes))
-	for rows.Next() {
-		var (
-			id int64
-			h  []byte
-		)
-		if err := rows.Scan(&id, &h); err != nil {
-			return nil, mapErr(err)
-		}
-		found[id] = tlog.Hash(h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+	var (
+		id int64
+		h  []byte
+	)
+	if err := each(rows, []any{&id, &h}, func() error { found[id] = tlog.Hash(h); return nil }); err != nil {
+		return nil, err
 	}
 	return store.OrderHashes(indexes, found)
 }
@@ -195,24 +177,13 @@ func (s *Store) LogRecords(ctx context.Context, from int64, n int) ([]store.LogR
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT idx, digest, event, text FROM log_records WHERE idx >= $1 ORDER BY idx LIMIT $2`, from, n)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.LogRecord
-	for rows.Next() {
-		var (
-			r      store.LogRecord
-			digest []byte
-		)
-		if err := rows.Scan(&r.Index, &digest, &r.Event, &r.Text); err != nil {
-			return nil, mapErr(err)
-		}
+	rows, _ := s.pool.Query(ctx, `SELECT idx, digest, event, text FROM log_records WHERE idx >= $1 ORDER BY idx LIMIT $2`, from, n)
+	return collect(rows, func(row pgx.Row) (r store.LogRecord, err error) {
+		var digest []byte
+		err = row.Scan(&r.Index, &digest, &r.Event, &r.Text)
 		copy(r.Digest[:], digest)
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return r, err
+	})
 }
 
 // LogLookup returns the index of a document's first record.

@@ -35,9 +35,7 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 type options struct {
-	migrate   bool
-	maxConns  int32
-	opTimeout time.Duration
+	migrate bool
 }
 
 // Option changes how Open connects.
@@ -48,30 +46,11 @@ type Option func(*options)
 // as a separate deployment step.
 func WithoutMigrations() Option { return func(o *options) { o.migrate = false } }
 
-// WithMaxConns sets the pool size. The DSN parameter pool_max_conns, when
-// present, takes precedence.
-func WithMaxConns(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.maxConns = int32(min(n, 1000))
-		}
-	}
-}
-
-// WithOperationTimeout changes DefaultOperationTimeout.
-func WithOperationTimeout(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.opTimeout = d
-		}
-	}
-}
-
 // Open connects to PostgreSQL, brings the schema up to date (unless
 // WithoutMigrations) and returns a ready store. A schema left dirty by a
 // failed migration is refused with migrate.ErrDirty.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
-	o := options{migrate: true, maxConns: int32(max(8, 4*runtime.GOMAXPROCS(0))), opTimeout: DefaultOperationTimeout}
+	o := options{migrate: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -81,7 +60,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, store.ErrInvalid.With("postgres: the database URL is malformed")
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
-		cfg.MaxConns = o.maxConns
+		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "agora-registry"
@@ -100,7 +79,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	s := &Store{pool: pool, opTimeout: o.opTimeout}
+	s := &Store{pool: pool, opTimeout: DefaultOperationTimeout}
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
@@ -20,28 +22,18 @@ func (s *Store) ByPrefix(ctx context.Context, p store.HashPrefix, limit int) ([]
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	lo, hi := p.Range()
-	rows, err := s.pool.Query(ctx, prefixQuery, lo[:], hi[:], limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	out := []store.Resolution{}
-	for rows.Next() {
-		var (
-			digest []byte
-			r      = store.Resolution{Found: true}
-		)
-		if err := rows.Scan(&digest, &r.Title, &r.Withdrawn); err != nil {
-			return nil, mapErr(err)
+	rows, _ := s.pool.Query(ctx, prefixQuery, lo[:], hi[:], limit)
+	out, err := pgx.AppendRows([]store.Resolution{}, rows, func(row pgx.CollectableRow) (r store.Resolution, err error) {
+		var digest []byte
+		r.Found = true
+		if err := row.Scan(&digest, &r.Title, &r.Withdrawn); err != nil {
+			return r, err
 		}
 		if len(digest) != protocol.DigestSize {
-			return nil, store.ErrConflict.With("a stored digest is not 20 bytes")
+			return r, store.ErrConflict.With("a stored digest is not 20 bytes")
 		}
 		copy(r.Digest[:], digest)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	return out, nil
+		return r, nil
+	})
+	return out, mapErr(err)
 }

@@ -145,16 +145,7 @@ func (s *Store) eachChunk(ctx context.Context, after *entity.Entry) ([]entity.En
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []entity.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows, true)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, e)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, func(r pgx.Row) (entity.Entry, error) { return scanEntry(r, true) })
 }
 
 // asUTC is t in UTC, or nil.

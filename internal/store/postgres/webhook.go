@@ -13,16 +13,10 @@ import (
 const webhookColumns = `id, url, secret, events, delivered, attempts, failing_since, next_at, created_at`
 
 func scanWebhooks(rows pgx.Rows) ([]entity.Webhook, error) {
-	defer rows.Close()
-	var out []entity.Webhook
-	for rows.Next() {
-		var w entity.Webhook
-		if err := rows.Scan(&w.ID, &w.URL, &w.Secret, &w.Events, &w.Delivered, &w.Attempts, &w.FailingSince, &w.NextAt, &w.CreatedAt); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, w)
-	}
-	return out, mapErr(rows.Err())
+	return collect(rows, func(r pgx.Row) (w entity.Webhook, err error) {
+		err = r.Scan(&w.ID, &w.URL, &w.Secret, &w.Events, &w.Delivered, &w.Attempts, &w.FailingSince, &w.NextAt, &w.CreatedAt)
+		return w, err
+	})
 }
 
 // CreateWebhook registers a webhook.

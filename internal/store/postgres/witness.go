@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agora-registry/registry/internal/store"
 )
 
@@ -41,20 +43,11 @@ func (s *Store) LockWitnesses(ctx context.Context) (func(), bool, error) {
 func (s *Store) WitnessStates(ctx context.Context) ([]store.WitnessState, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT witness_key, size, cosigned_size, cosignature FROM log_witnesses ORDER BY witness_key`)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.WitnessState
-	for rows.Next() {
-		var w store.WitnessState
-		if err := rows.Scan(&w.Key, &w.Size, &w.CosignedSize, &w.Cosignature); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, w)
-	}
-	return out, mapErr(rows.Err())
+	rows, _ := s.pool.Query(ctx, `SELECT witness_key, size, cosigned_size, cosignature FROM log_witnesses ORDER BY witness_key`)
+	return collect(rows, func(r pgx.Row) (w store.WitnessState, err error) {
+		err = r.Scan(&w.Key, &w.Size, &w.CosignedSize, &w.Cosignature)
+		return w, err
+	})
 }
 
 // SaveWitnessState stores a witness's state.

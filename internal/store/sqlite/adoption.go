@@ -84,25 +84,13 @@ func (s *Store) AddAdoption(ctx context.Context, day time.Time, deltas []store.A
 
 // AdoptionDays returns d's days with counts from..through.
 func (s *Store) AdoptionDays(ctx context.Context, d protocol.Digest, from, through time.Time) ([]store.AdoptionDay, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT day, fetches, resolutions, clients FROM adoption_daily
-		WHERE hex = ? AND day BETWEEN ? AND ? ORDER BY day`, d.Hex(), dayNumber(from), dayNumber(through))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.AdoptionDay
-	for rows.Next() {
-		var (
-			a  store.AdoptionDay
-			dn int64
-		)
-		if err := rows.Scan(&dn, &a.Fetches, &a.Resolutions, &a.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	return queryAll(ctx, s.read, func(sc scanner) (a store.AdoptionDay, err error) {
+		var dn int64
+		err = sc.Scan(&dn, &a.Fetches, &a.Resolutions, &a.Clients)
 		a.Day = fromDayNumber(dn)
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
+		return a, err
+	}, `SELECT day, fetches, resolutions, clients FROM adoption_daily
+		WHERE hex = ? AND day BETWEEN ? AND ? ORDER BY day`, d.Hex(), dayNumber(from), dayNumber(through))
 }
 
 // AdoptionTotals sums each digest's counts from since on.
@@ -120,25 +108,18 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
 		WHERE hex IN (SELECT value FROM json_each(?)) AND day >= ? GROUP BY hex`, jsonText(hexes), dayNumber(since))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			hex string
-			c   store.AdoptionCounts
-		)
-		if err := rows.Scan(&hex, &c.Fetches, &c.Resolutions, &c.Clients); err != nil {
-			return nil, mapErr(err)
-		}
+	var (
+		hex string
+		c   store.AdoptionCounts
+	)
+	return out, each(rows, err, []any{&hex, &c.Fetches, &c.Resolutions, &c.Clients}, func() error {
 		d, err := protocol.ParseDigest(hex)
 		if err != nil {
-			return nil, fmt.Errorf("corrupt adoption hash %q", hex)
+			return fmt.Errorf("corrupt adoption hash %q", hex)
 		}
 		out[d] = c
-	}
-	return out, mapErr(rows.Err())
+		return nil
+	})
 }
 
 // RefreshAdoption rescores every hash for today's window, drops old
@@ -195,20 +176,14 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 		scores  []int64
 	)
 	read := func(query string, args ...any) error {
-		rows, err := s.read.QueryContext(ctx, query, args...)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
+		more, err := queryAll(ctx, s.read, func(sc scanner) (entity.Entry, error) {
 			var score sql.NullInt64
-			e, err := scanEntry(rows, &score)
-			if err != nil {
-				return mapErr(err)
-			}
-			entries, scores = append(entries, e), append(scores, score.Int64)
-		}
-		return mapErr(rows.Err())
+			e, err := scanEntry(sc, &score)
+			scores = append(scores, score.Int64)
+			return e, err
+		}, query, args...)
+		entries = append(entries, more...)
+		return err
 	}
 	if !hasCursor || cur.Rank > 0 {
 		after, afterHex := int64(1)<<62, ""

@@ -246,34 +246,31 @@ func (s *Store) GetAgent(ctx context.Context, id int64) (entity.Agent, error) {
 		return entity.Agent{}, fmt.Errorf("corrupt ARD manifest of agent %d", id)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, supported, sources FROM agent_protocols WHERE agent_id = ? ORDER BY hex`, id)
-	if err != nil {
-		return entity.Agent{}, mapErr(err)
-	}
-	defer rows.Close()
 	a.Supported, a.Unsupported = []entity.AgentProtocol{}, []protocol.Digest{}
-	for rows.Next() {
-		var (
-			hex, sources string
-			supported    bool
-		)
-		if err := rows.Scan(&hex, &supported, &sources); err != nil {
-			return entity.Agent{}, mapErr(err)
-		}
+	var (
+		hex, sources string
+		supported    bool
+	)
+	err = each(rows, err, []any{&hex, &supported, &sources}, func() error {
 		d, err := protocol.ParseDigest(hex)
 		if err != nil {
-			return entity.Agent{}, fmt.Errorf("corrupt hash of agent %d", id)
+			return fmt.Errorf("corrupt hash of agent %d", id)
 		}
 		if !supported {
 			a.Unsupported = append(a.Unsupported, d)
-			continue
+			return nil
 		}
 		p := entity.AgentProtocol{Digest: d}
 		if err := json.Unmarshal([]byte(sources), &p.Sources); err != nil {
-			return entity.Agent{}, fmt.Errorf("corrupt sources of agent %d", id)
+			return fmt.Errorf("corrupt sources of agent %d", id)
 		}
 		a.Supported = append(a.Supported, p)
+		return nil
+	})
+	if err != nil {
+		return entity.Agent{}, err
 	}
-	return a, mapErr(rows.Err())
+	return a, nil
 }
 
 // ListAgents lists agents by id with keyset pagination.
@@ -379,44 +376,26 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, count(*) FROM agent_protocols
 		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, jsonText(hexes))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			hex string
-			n   int
-		)
-		if err := rows.Scan(&hex, &n); err != nil {
-			return nil, mapErr(err)
-		}
+	var (
+		hex string
+		n   int
+	)
+	return out, each(rows, err, []any{&hex, &n}, func() error {
 		d, err := protocol.ParseDigest(hex)
 		if err != nil {
-			return nil, fmt.Errorf("corrupt agent hash %q", hex)
+			return fmt.Errorf("corrupt agent hash %q", hex)
 		}
 		out[d] = n
-	}
-	return out, mapErr(rows.Err())
+		return nil
+	})
 }
 
 // DueAgents lists the agents whose crawl is due, most overdue first.
 func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]store.DueAgent, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, url FROM agents WHERE next_crawl_at <= ? ORDER BY next_crawl_at, id LIMIT ?`,
-		now.UnixMicro(), limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.DueAgent
-	for rows.Next() {
-		var a store.DueAgent
-		if err := rows.Scan(&a.ID, &a.URL); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, a)
-	}
-	return out, mapErr(rows.Err())
+	return queryAll(ctx, s.read, func(sc scanner) (a store.DueAgent, err error) {
+		err = sc.Scan(&a.ID, &a.URL)
+		return a, err
+	}, `SELECT id, url FROM agents WHERE next_crawl_at <= ? ORDER BY next_crawl_at, id LIMIT ?`, now.UnixMicro(), limit)
 }
 
 // nullText is a stored JSON document, NULL for none.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,38 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 		out = append(out, v)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// queryer is a *sql.DB, a *sql.Conn or a *sql.Tx.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryAll runs query and reads every row with scan (collect).
+func queryAll[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return collect(rows, scan)
+}
+
+// each reads every row into dest, calling fn after each, and closes rows.
+// The database's errors are mapped; fn's are returned as they are.
+func each(rows *sql.Rows, err error, dest []any, fn func() error) error {
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return mapErr(err)
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return mapErr(rows.Err())
 }
 
 // scanEntry reads entryColumns, followed by extra destinations.

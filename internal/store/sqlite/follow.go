@@ -66,34 +66,24 @@ func (s *Store) SaveFollowDocs(ctx context.Context, fds []store.FollowDoc) error
 const followDocColumns = `hex, upstream, idx, status, message, replacement, publisher, publisher_display_name, publisher_domain, quarantine`
 
 func scanFollowDocs(rows *sql.Rows) ([]store.FollowDoc, error) {
-	defer rows.Close()
-	var out []store.FollowDoc
-	for rows.Next() {
+	return collect(rows, func(sc scanner) (fd store.FollowDoc, err error) {
 		var (
-			fd     store.FollowDoc
 			hex    string
 			status string
 			repl   sql.NullString
 		)
-		if err := rows.Scan(&hex, &fd.Upstream, &fd.Index, &status, &fd.Message, &repl, &fd.Publisher,
+		if err := sc.Scan(&hex, &fd.Upstream, &fd.Index, &status, &fd.Message, &repl, &fd.Publisher,
 			&fd.PublisherDisplayName, &fd.PublisherDomain, &fd.Quarantine); err != nil {
-			return nil, err
+			return fd, err
 		}
-		d, err := protocol.ParseDigest(hex)
-		if err != nil {
-			return nil, err
+		fd.Status = entity.Status(status)
+		if fd.Digest, err = protocol.ParseDigest(hex); err != nil || !repl.Valid {
+			return fd, err
 		}
-		fd.Digest, fd.Status = d, entity.Status(status)
-		if repl.Valid {
-			r, err := protocol.ParseDigest(repl.String)
-			if err != nil {
-				return nil, err
-			}
-			fd.Replacement = &r
-		}
-		out = append(out, fd)
-	}
-	return out, rows.Err()
+		r, err := protocol.ParseDigest(repl.String)
+		fd.Replacement = &r
+		return fd, err
+	})
 }
 
 // FollowDocs lists what every upstream's log says of each of ds.
@@ -151,23 +141,12 @@ func (s *Store) FollowWithdrawn(ctx context.Context, upstream string, limit int)
 	if limit < 1 || limit > store.MaxFollowQuarantine {
 		return nil, store.ErrInvalid.With("a listing of withdrawals takes 1 to 1000 rows")
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT f.hex FROM follow_docs f JOIN documents d ON d.hex = f.hex
-		WHERE f.upstream = ? AND f.status = 'withdrawn' AND f.quarantine = '' AND d.withdrawn_at IS NULL ORDER BY f.idx LIMIT ?`, upstream, limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []protocol.Digest
-	for rows.Next() {
+	return queryAll(ctx, s.read, func(sc scanner) (protocol.Digest, error) {
 		var hex string
-		if err := rows.Scan(&hex); err != nil {
-			return nil, mapErr(err)
+		if err := sc.Scan(&hex); err != nil {
+			return protocol.Digest{}, err
 		}
-		d, err := protocol.ParseDigest(hex)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, mapErr(rows.Err())
+		return protocol.ParseDigest(hex)
+	}, `SELECT f.hex FROM follow_docs f JOIN documents d ON d.hex = f.hex
+		WHERE f.upstream = ? AND f.status = 'withdrawn' AND f.quarantine = '' AND d.withdrawn_at IS NULL ORDER BY f.idx LIMIT ?`, upstream, limit)
 }

@@ -11,25 +11,15 @@ import (
 func (s *Store) Inactive(ctx context.Context, fn func(d protocol.Digest, withdrawn bool) error) error {
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, withdrawn_at IS NOT NULL FROM documents
 		WHERE withdrawn_at IS NOT NULL OR status <> 'active'`)
-	if err != nil {
-		return mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			h         string
-			withdrawn bool
-		)
-		if err := rows.Scan(&h, &withdrawn); err != nil {
-			return mapErr(err)
-		}
+	var (
+		h         string
+		withdrawn bool
+	)
+	return each(rows, err, []any{&h, &withdrawn}, func() error {
 		d, err := protocol.ParseDigest(h)
 		if err != nil {
 			return err
 		}
-		if err := fn(d, withdrawn); err != nil {
-			return err
-		}
-	}
-	return mapErr(rows.Err())
+		return fn(d, withdrawn)
+	})
 }

@@ -76,32 +76,29 @@ func (s *Store) History(ctx context.Context, d protocol.Digest) ([]entity.Histor
 	rows, err := s.read.QueryContext(ctx, `SELECT at, actor, status, message, replacement FROM
 		(SELECT id, at, actor, status, message, replacement FROM document_history WHERE hex = ? ORDER BY id DESC LIMIT ?)
 		ORDER BY id`, d.Hex(), store.MaxHistory)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
 	out := []entity.HistoryEvent{}
-	for rows.Next() {
-		var (
-			ev          entity.HistoryEvent
-			at          int64
-			status      string
-			replacement sql.NullString
-		)
-		if err := rows.Scan(&at, &ev.Actor, &status, &ev.Message, &replacement); err != nil {
-			return nil, mapErr(err)
-		}
-		ev.At, ev.Status = fromMicros(at), entity.Status(status)
+	var (
+		ev          entity.HistoryEvent
+		at          int64
+		status      string
+		replacement sql.NullString
+	)
+	err = each(rows, err, []any{&at, &ev.Actor, &status, &ev.Message, &replacement}, func() error {
+		ev.At, ev.Status, ev.Replacement = fromMicros(at), entity.Status(status), nil
 		if replacement.Valid {
 			r, err := protocol.ParseDigest(replacement.String)
 			if err != nil {
-				return nil, mapErr(err)
+				return mapErr(err)
 			}
 			ev.Replacement = &r
 		}
 		out = append(out, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, mapErr(rows.Err())
+	return out, nil
 }
 
 // lineageSQL walks supersedes up and down from ?1 through documents of its
@@ -163,27 +160,19 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 	if err != nil {
 		return store.Page{}, mapErr(err)
 	}
-	var window []store.CatalogRow
-	for rows.Next() {
+	window, err := collect(rows, func(sc scanner) (r store.CatalogRow, err error) {
 		var (
-			r       store.CatalogRow
 			created int64
 			hexText string
 		)
-		if err := rows.Scan(&created, &hexText, &r.Keep); err != nil {
-			rows.Close()
-			return store.Page{}, mapErr(err)
-		}
-		if r.Digest, err = protocol.ParseDigest(hexText); err != nil {
-			rows.Close()
-			return store.Page{}, mapErr(err)
+		if err = sc.Scan(&created, &hexText, &r.Keep); err == nil {
+			r.Digest, err = protocol.ParseDigest(hexText)
 		}
 		r.CreatedAt = fromMicros(created)
-		window = append(window, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return store.Page{}, mapErr(err)
+		return r, err
+	})
+	if err != nil {
+		return store.Page{}, err
 	}
 	digests, next := q.Pick(window)
 	page := store.Page{NextCursor: next, Entries: []entity.Entry{}}

@@ -70,28 +70,19 @@ func (s *Store) List(ctx context.Context, r store.ListRange, fn func(store.Liste
 	afterTime, afterHex := bound(r.After, math.MinInt64, "")
 	throughTime, throughHex := bound(r.Through, math.MaxInt64, afterEveryHex)
 	rows, err := s.lists.list.QueryContext(ctx, afterTime, afterHex, throughTime, throughHex, r.Limit)
-	if err != nil {
-		return mapErr(err)
-	}
-	defer rows.Close()
 	var (
 		l       store.Listed
 		hexText []byte
 		created int64
 	)
-	for rows.Next() {
-		if err := rows.Scan(&hexText, &l.Title, &l.Description, &created); err != nil {
-			return mapErr(err)
-		}
+	return each(rows, err, []any{&hexText, &l.Title, &l.Description, &created}, func() error {
+		var err error
 		if l.Digest, err = protocol.ParseDigest(string(hexText)); err != nil {
 			return mapErr(err)
 		}
 		l.CreatedAt = fromMicros(created)
-		if err := fn(l); err != nil {
-			return err
-		}
-	}
-	return mapErr(rows.Err())
+		return fn(l)
+	})
 }
 
 // ListEnd finds the end of a page of n. From the start, the listed count
@@ -114,24 +105,19 @@ func (s *Store) ListEnd(ctx context.Context, after *store.ListPosition, n int) (
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var found []store.ListPosition
-	for rows.Next() {
+	found, err := collect(rows, func(sc scanner) (p store.ListPosition, err error) {
 		var (
 			created int64
 			hexText string
 		)
-		if err := rows.Scan(&created, &hexText); err != nil {
-			return nil, mapErr(err)
+		if err = sc.Scan(&created, &hexText); err == nil {
+			p.CreatedAt = fromMicros(created)
+			p.Digest, err = protocol.ParseDigest(hexText)
 		}
-		d, err := protocol.ParseDigest(hexText)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		found = append(found, store.ListPosition{CreatedAt: fromMicros(created), Digest: d})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(found) < 2 {
 		return nil, nil // the n-th is the last, or there are fewer

@@ -80,35 +80,24 @@ func readPending(ctx context.Context, tx *sql.Tx, limit int) ([]int64, []store.L
 	rows, err := tx.QueryContext(ctx, `SELECT seq, event, hex, sha256, size, at, status, reason,
 		publisher, publisher_display_name, publisher_domain, replaced_by
 		FROM log_pending ORDER BY seq LIMIT ?`, limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
 	var (
-		seqs   []int64
-		events []store.LogEvent
+		seqs    []int64
+		events  []store.LogEvent
+		seq, at int64
+		hex     string
+		sha256  []byte
+		ev      store.LogEvent
 	)
-	for rows.Next() {
-		var (
-			seq, at int64
-			hex     string
-			sha256  []byte
-			ev      store.LogEvent
-		)
-		if err := rows.Scan(&seq, &ev.Event, &hex, &sha256, &ev.Size, &at, &ev.Status, &ev.Reason,
-			&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy); err != nil {
-			return nil, nil, err
-		}
-		d, err := protocol.ParseDigest(hex)
-		if err != nil {
-			return nil, nil, err
-		}
-		ev.Digest = d
+	err = each(rows, err, []any{&seq, &ev.Event, &hex, &sha256, &ev.Size, &at, &ev.Status, &ev.Reason,
+		&ev.Publisher, &ev.PublisherDisplayName, &ev.PublisherDomain, &ev.ReplacedBy}, func() error {
+		var err error
+		ev.Digest, err = protocol.ParseDigest(hex)
 		copy(ev.SHA256[:], sha256)
 		ev.At = time.UnixMicro(at).UTC()
 		seqs, events = append(seqs, seq), append(events, ev)
-	}
-	return seqs, events, rows.Err()
+		return err
+	})
+	return seqs, events, err
 }
 
 func readHashes(ctx context.Context, q rowQuerier, indexes []int64) ([]tlog.Hash, error) {
@@ -117,23 +106,16 @@ func readHashes(ctx context.Context, q rowQuerier, indexes []int64) ([]tlog.Hash
 		ids[i] = x
 	}
 	rows, err := q.QueryContext(ctx, `SELECT id, hash FROM log_hashes WHERE id IN (SELECT value FROM json_each(?))`, jsonText(ids))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
 	found := make(map[int64]tlog.Hash, len(indexes))
-	for rows.Next() {
-		var (
-			id int64
-			h  []byte
-		)
-		if err := rows.Scan(&id, &h); err != nil {
-			return nil, mapErr(err)
-		}
+	var (
+		id int64
+		h  []byte
+	)
+	if err := each(rows, err, []any{&id, &h}, func() error {
 		found[id] = tlog.Hash(h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return store.OrderHashes(indexes, found)
 }
@@ -192,26 +174,13 @@ func (s *Store) LogRecords(ctx context.Context, from int64, n int) ([]store.LogR
 	if err := store.CheckRecordRange(from, n); err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT idx, hex, event, text FROM log_records WHERE idx >= ? ORDER BY idx LIMIT ?`, from, n)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.LogRecord
-	for rows.Next() {
-		var (
-			r   store.LogRecord
-			hex string
-		)
-		if err := rows.Scan(&r.Index, &hex, &r.Event, &r.Text); err != nil {
-			return nil, mapErr(err)
+	return queryAll(ctx, s.read, func(sc scanner) (r store.LogRecord, err error) {
+		var hex string
+		if err = sc.Scan(&r.Index, &hex, &r.Event, &r.Text); err == nil {
+			r.Digest, err = protocol.ParseDigest(hex)
 		}
-		if r.Digest, err = protocol.ParseDigest(hex); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return r, err
+	}, `SELECT idx, hex, event, text FROM log_records WHERE idx >= ? ORDER BY idx LIMIT ?`, from, n)
 }
 
 // LogLookup returns the index of a document's first record.

@@ -22,26 +22,19 @@ func (s *Store) ByPrefix(ctx context.Context, p store.HashPrefix, limit int) ([]
 	}
 	lo, hi := p.Range()
 	rows, err := s.read.QueryContext(ctx, prefixQuery, lo.Hex(), hi.Hex(), limit)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
 	out := []store.Resolution{}
-	for rows.Next() {
-		var (
-			h string
-			r = store.Resolution{Found: true}
-		)
-		if err := rows.Scan(&h, &r.Title, &r.Withdrawn); err != nil {
-			return nil, mapErr(err)
-		}
-		if r.Digest, err = protocol.ParseDigest(h); err != nil {
-			return nil, err
-		}
+	var (
+		h string
+		r = store.Resolution{Found: true}
+	)
+	err = each(rows, err, []any{&h, &r.Title, &r.Withdrawn}, func() error {
+		var err error
+		r.Digest, err = protocol.ParseDigest(h)
 		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -135,16 +135,10 @@ func (s *Store) eachBatch(ctx context.Context, afterTime int64, afterHex string)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	var out []entity.Entry
-	for rows.Next() {
+	return collect(rows, func(sc scanner) (entity.Entry, error) {
 		var content []byte
-		e, err := scanEntry(rows, &content)
-		if err != nil {
-			return nil, mapErr(err)
-		}
+		e, err := scanEntry(sc, &content)
 		e.Content = content
-		out = append(out, e)
-	}
-	return out, mapErr(rows.Err())
+		return e, err
+	})
 }

@@ -330,40 +330,20 @@ func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title
 		checks += " AND EXISTS (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = d.id)"
 		args = append(args, ftsAll(m))
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
-		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []adoptedRow
-	for rows.Next() {
-		var r adoptedRow
-		if err := rows.Scan(&r.id, &r.boost); err != nil {
-			return nil, mapErr(err)
-		}
+	return queryAll(ctx, s.read, func(sc scanner) (r adoptedRow, err error) {
+		err = sc.Scan(&r.id, &r.boost)
 		r.rank = rank[r.id]
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return r, err
+	}, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
+		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
 }
 
 // rowIDs runs a query of one integer column.
 func (s *Store) rowIDs(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, id)
-	}
-	return out, mapErr(rows.Err())
+	return queryAll(ctx, s.read, func(sc scanner) (id int64, err error) {
+		err = sc.Scan(&id)
+		return id, err
+	}, query, args...)
 }
 
 // entriesByID reads entries by row id.
@@ -559,20 +539,14 @@ func (s *Store) Tags(ctx context.Context, limit int) ([]store.TagCount, error) {
 		return nil, store.ErrInvalid.With("the tag limit must be positive")
 	}
 	limit = min(limit, maxTagCounts)
-	rows, err := s.read.QueryContext(ctx, `SELECT tag, n FROM tag_counts WHERE n > 0 ORDER BY n DESC, tag LIMIT ?`, limit)
-	if err != nil {
-		return nil, mapErr(err)
+	out, err := queryAll(ctx, s.read, func(sc scanner) (tc store.TagCount, err error) {
+		err = sc.Scan(&tc.Tag, &tc.Count)
+		return tc, err
+	}, `SELECT tag, n FROM tag_counts WHERE n > 0 ORDER BY n DESC, tag LIMIT ?`, limit)
+	if out == nil && err == nil {
+		out = []store.TagCount{} // an empty list, not null
 	}
-	defer rows.Close()
-	out := []store.TagCount{}
-	for rows.Next() {
-		var tc store.TagCount
-		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, tc)
-	}
-	return out, mapErr(rows.Err())
+	return out, err
 }
 
 // Stats counts listed and withdrawn entries and distinct listed tags.

@@ -15,29 +15,23 @@ import (
 const webhookColumns = `id, url, secret, events, delivered, attempts, failing_since, next_at, created_at`
 
 func scanWebhooks(rows *sql.Rows) ([]entity.Webhook, error) {
-	defer rows.Close()
-	var out []entity.Webhook
-	for rows.Next() {
+	return collect(rows, func(sc scanner) (w entity.Webhook, err error) {
 		var (
-			w             entity.Webhook
 			events        string
 			failing       sql.NullInt64
 			next, created int64
 		)
-		if err := rows.Scan(&w.ID, &w.URL, &w.Secret, &events, &w.Delivered, &w.Attempts, &failing, &next, &created); err != nil {
-			return nil, mapErr(err)
-		}
-		if err := json.Unmarshal([]byte(events), &w.Events); err != nil {
-			return nil, mapErr(err)
+		if err := sc.Scan(&w.ID, &w.URL, &w.Secret, &events, &w.Delivered, &w.Attempts, &failing, &next, &created); err != nil {
+			return w, err
 		}
 		if failing.Valid {
 			t := time.UnixMicro(failing.Int64)
 			w.FailingSince = &t
 		}
 		w.NextAt, w.CreatedAt = time.UnixMicro(next), time.UnixMicro(created)
-		out = append(out, w)
-	}
-	return out, mapErr(rows.Err())
+		err = json.Unmarshal([]byte(events), &w.Events)
+		return w, err
+	})
 }
 
 // CreateWebhook registers a webhook.

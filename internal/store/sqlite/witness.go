@@ -19,20 +19,10 @@ func (s *Store) LockWitnesses(context.Context) (func(), bool, error) {
 
 // WitnessStates returns every witness's state.
 func (s *Store) WitnessStates(ctx context.Context) ([]store.WitnessState, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT witness_key, size, cosigned_size, cosignature FROM log_witnesses ORDER BY witness_key`)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []store.WitnessState
-	for rows.Next() {
-		var w store.WitnessState
-		if err := rows.Scan(&w.Key, &w.Size, &w.CosignedSize, &w.Cosignature); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, w)
-	}
-	return out, mapErr(rows.Err())
+	return queryAll(ctx, s.read, func(sc scanner) (w store.WitnessState, err error) {
+		err = sc.Scan(&w.Key, &w.Size, &w.CosignedSize, &w.Cosignature)
+		return w, err
+	}, `SELECT witness_key, size, cosigned_size, cosignature FROM log_witnesses ORDER BY witness_key`)
 }
 
 // SaveWitnessState stores a witness's state.
