@@ -15,12 +15,13 @@ import (
 
 // Search, in one reading: a query's words become a store.Match (the last
 // word also matches the indexed words it is a prefix of). A relevance page
-// reads the tiers below in turn, each one full-text query that walks its
-// index in row id order and stops after the page, so a common word costs a
-// page of work rather than a sort of every match. A newest or name listing
-// is one statement: by a tag alone it walks that tag's rows in newest
-// order (document_tags_newest); with words or a name sort the matches are
-// looked up and sorted. Nothing here steers SQLite's planner.
+// reads the tiers below in turn, each in name order from the cursor's row
+// until the page is full (tierRows: a rare tier's matches read and sorted,
+// a common one's by walking the name index), so a page costs at most about
+// √(rows × page) rows rather than a sort of every match. A newest or name
+// listing is one statement: by a tag alone it walks that tag's rows in
+// newest order (document_tags_newest); with words or a name sort the
+// matches are looked up and sorted. Nothing here steers SQLite's planner.
 //
 // Relevance is a tier, not bm25: bm25 depends on statistics of the whole
 // index, so every insert would reorder existing rows and keyset pages
@@ -28,11 +29,10 @@ import (
 // alone. A head match's key is its text rank (3 title and description or
 // tags, 2 title, 1 description or tags) times store.RankBase plus its
 // adoption level (boost, migration 0027), a body match's 1 and a demoted
-// match's 0; the score key*tierUnit + row id orders a key newest
-// published first with no ties. The tier walks read the unadopted rows;
-// the adopted ones (documents_boosted, few) are read and ranked apart and
-// merged in.
-const tierUnit = 1 << 46 // 36 keys of it stay exact in a float64 cursor
+// match's 0; equal keys are in natural name order (title_key,
+// store.NaturalKey), then digest, so "v9" comes before "v10". The tier
+// walks read the unadopted rows; the adopted ones (documents_boosted, few)
+// are read and ranked apart and merged in.
 
 // maxTagCounts caps one Tags call.
 const maxTagCounts = 1000
@@ -202,72 +202,63 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 // searchRelevance pages through matches tier by tier from the cursor's.
 func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (store.Page, error) {
 	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
-	after := int64(1 << 62) // the cursor's score: rows below it are read
+	var from *ranked // the cursor's row: rows after it are read
 	if hasCursor {
-		after = int64(cur.Rank)
-		key, row := after/tierUnit, after%tierUnit
-		// The score names the row of the cursor's digest: a score that
-		// does not (a tampered cursor) is refused rather than read.
-		var id int64
-		err := s.read.QueryRowContext(ctx, `SELECT id FROM documents WHERE hex = ?`, cur.Hex).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != row || float64(after) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
+		key := int64(cur.Rank)
+		// The cursor names a row and its title key: one that does not (a
+		// tampered cursor) is refused rather than read.
+		var name string
+		err := s.read.QueryRowContext(ctx, `SELECT title_key FROM documents WHERE hex = ?`, cur.Hex).Scan(&name)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && (name != cur.Name || float64(key) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}
+		from = &ranked{key: key, name: cur.Name, hex: cur.Hex}
 	}
-	type scored struct{ id, score int64 }
-	var rows []scored
-	// The adopted head matches, every one (their keys are not in the
-	// walks' order), from the adopted rows' own index (migration 0027):
-	// the cost is that of the adopted matches.
+	var rows []ranked
+	// The adopted head matches, every one (their keys are not the tiers'),
+	// from the adopted rows' own index (migration 0027): the cost is that
+	// of the adopted matches.
 	adopted, err := s.adopted(ctx, q, m, title, meta)
 	if err != nil {
 		return store.Page{}, err
 	}
 	for _, a := range adopted {
-		if sc := tierKey(a.rank, a.boost)*tierUnit + a.id; sc < after {
-			rows = append(rows, scored{a.id, sc})
+		if from == nil || from.before(a) {
+			rows = append(rows, a)
 		}
 	}
 	want, walked := q.Limit+1, 0
 	for _, t := range relevanceTiers {
+		key := tierKey(t.rank, 0)
+		if (from != nil && key > from.key) || walked >= want {
+			continue
+		}
 		table, expr := "documents_fts", t.expr
 		if len(m.Groups) == 1 && t.head != "" {
 			table, expr = "documents_meta_fts", t.head
 		}
-		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
-		match := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?` + tags
-		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
-		key := tierKey(t.rank, 0)
-		if key*tierUnit > after || walked >= want {
-			continue
+		skip := "d.demoted = 0"
+		switch {
+		case t.rank < 0:
+			skip = "d.demoted <> 0"
+		case t.rank > 0:
+			skip += " AND d.boost = 0"
 		}
-		skip := "demoted <> 0"
-		if t.rank > 0 {
-			skip += " OR boost <> 0"
+		var after *ranked
+		if from != nil && key == from.key {
+			after = from
 		}
-		demoted := "NOT EXISTS"
-		if t.rank < 0 {
-			demoted = "EXISTS"
-		}
-		if key == after/tierUnit {
-			match += " AND rowid < ?"
-			args = append(args, after%tierUnit)
-		}
-		args = append(args, want-walked)
-		got, err := s.rowIDs(ctx, match+` AND `+demoted+` (SELECT 1 FROM documents WHERE id = `+table+`.rowid AND (`+skip+`))`+
-			` ORDER BY rowid DESC LIMIT ?`, args...)
+		got, err := s.tierRows(ctx, tier{table, fmt.Sprintf(expr, all, title, meta), skip, key}, q, after, want-walked)
 		if err != nil {
 			return store.Page{}, err
 		}
-		for _, id := range got {
-			rows = append(rows, scored{id, key*tierUnit + id})
-		}
+		rows = append(rows, got...)
 		walked += len(got)
 	}
-	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	slices.SortFunc(rows, compareRanked)
 	rows = rows[:min(len(rows), want)]
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
@@ -278,8 +269,8 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		return store.Page{}, err
 	}
 	var (
-		page      store.Page
-		lastScore int64
+		page store.Page
+		last ranked
 	)
 	for _, r := range rows {
 		e, ok := entries[r.id]
@@ -287,24 +278,105 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 			continue // withdrawn since the index was read
 		}
 		if len(page.Entries) == q.Limit {
-			page.NextCursor = q.EncodeCursor(store.Cursor{Rank: float64(lastScore), Hex: page.Entries[len(page.Entries)-1].Digest.Hex()})
+			page.NextCursor = q.EncodeCursor(store.Cursor{Rank: float64(last.key), Name: last.name, Hex: last.hex})
 			break
 		}
 		page.Entries = append(page.Entries, e)
-		lastScore = r.score
+		last = r
 	}
 	return page, nil
 }
 
-// adoptedRow is an adopted head match: its row id, adoption level and
-// text rank.
-type adoptedRow struct{ id, boost, rank int64 }
+// ranked is a match in relevance order: its key (tierKey) descending, then
+// its title key (store.NaturalKey) and digest ascending.
+type ranked struct {
+	id, key   int64
+	name, hex string
+}
+
+func compareRanked(a, b ranked) int {
+	if c := cmp.Compare(b.key, a.key); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.hex, b.hex)
+}
+
+// before is whether r comes before o.
+func (r *ranked) before(o ranked) bool { return compareRanked(*r, o) < 0 }
+
+// tier is one relevance tier of a query: its full-text expression over
+// table, the condition on documents its rows meet, and their key.
+type tier struct {
+	table, expr, rows string
+	key               int64
+}
+
+// tierSample is how many of a tier's newest matches are read first: all of
+// a rare tier's, or enough to tell how dense a common one is.
+const tierSample = 64
+
+// tierRows reads the first limit rows of a tier in name order, after
+// after's when it is in the tier. A tier's matches are in the full-text
+// index in row id order, not name order, so there are two ways, and
+// tierRows takes the cheaper by the tier's density, estimated from its
+// newest matches (the span of row ids they cover): read every match and
+// sort them (a row each), or walk the name index (documents_name) testing
+// each row against the full-text index (limit/density rows), as the
+// PostgreSQL store does with the planner's estimate. Either costs at most
+// about √(rows × limit) rows, whatever the word.
+func (s *Store) tierRows(ctx context.Context, t tier, q store.Query, after *ranked, limit int) ([]ranked, error) {
+	checks, checkArgs := filterChecks("d.id", q.Tags, q)
+	conds, args := "d.withdrawn_at IS NULL AND "+t.rows+checks, checkArgs
+	if after != nil {
+		conds += " AND (d.title_key, d.hex) > (?, ?)"
+		args = append(args, after.name, after.hex)
+	}
+	read := func(query string, args ...any) ([]ranked, error) {
+		rows, err := s.read.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		defer rows.Close()
+		var out []ranked
+		for rows.Next() {
+			r := ranked{key: t.key}
+			if err := rows.Scan(&r.id, &r.name, &r.hex); err != nil {
+				return nil, mapErr(err)
+			}
+			out = append(out, r)
+		}
+		return out, mapErr(rows.Err())
+	}
+	matches := `SELECT d.id, d.title_key, d.hex FROM ` + t.table + ` JOIN documents d ON d.id = ` + t.table + `.rowid WHERE ` +
+		t.table + ` MATCH ? AND ` + conds + ` ORDER BY ` + t.table + `.rowid DESC`
+	sample, err := read(matches+` LIMIT ?`, append(append([]any{t.expr}, args...), tierSample)...)
+	if err != nil || len(sample) < tierSample {
+		slices.SortFunc(sample, compareRanked)
+		return sample[:min(len(sample), limit)], err
+	}
+	var top int64
+	if err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM documents`).Scan(&top); err != nil {
+		return nil, mapErr(err)
+	}
+	span := max(top-sample[len(sample)-1].id+1, tierSample)
+	if estimate := tierSample * top / span; estimate*estimate < top*int64(limit) {
+		all, err := read(matches, append([]any{t.expr}, args...)...)
+		slices.SortFunc(all, compareRanked)
+		return all[:min(len(all), limit)], err
+	}
+	return read(`SELECT d.id, d.title_key, d.hex FROM documents d WHERE `+conds+
+		` AND EXISTS (SELECT 1 FROM `+t.table+` WHERE `+t.table+` MATCH ? AND rowid = d.id) ORDER BY d.title_key, d.hex LIMIT ?`,
+		append(append(args, t.expr), limit)...)
+}
 
 // adopted reads the live adopted rows with a word of m in the title or
-// the description or tags, and q's filters: their text ranks from
-// documents_adopted_fts, their levels and filters from documents (every
-// group of m, with several, from documents_fts).
-func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]adoptedRow, error) {
+// the description or tags, and q's filters, keyed by their text ranks
+// (from documents_adopted_fts) and levels, and their filters from
+// documents (every group of m, with several, from documents_fts).
+func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]ranked, error) {
 	rank := map[int64]int64{}
 	for _, c := range []struct {
 		expr string
@@ -330,19 +402,22 @@ func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title
 		checks += " AND EXISTS (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = d.id)"
 		args = append(args, ftsAll(m))
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
+	rows, err := s.read.QueryContext(ctx, `SELECT d.id, d.boost, d.title_key, d.hex FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
 		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	var out []adoptedRow
+	var out []ranked
 	for rows.Next() {
-		var r adoptedRow
-		if err := rows.Scan(&r.id, &r.boost); err != nil {
+		var (
+			r     ranked
+			boost int64
+		)
+		if err := rows.Scan(&r.id, &boost, &r.name, &r.hex); err != nil {
 			return nil, mapErr(err)
 		}
-		r.rank = rank[r.id]
+		r.key = tierKey(rank[r.id], boost)
 		out = append(out, r)
 	}
 	return out, mapErr(rows.Err())
