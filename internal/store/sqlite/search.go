@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -15,13 +16,13 @@ import (
 
 // Search, in one reading: a query's words become a store.Match (the last
 // word also matches the indexed words it is a prefix of). A relevance page
-// reads the tiers below in turn, each in name order from the cursor's row
-// until the page is full (tierRows: a rare tier's matches read and sorted,
-// a common one's by walking the name index), so a page costs at most about
-// √(rows × page) rows rather than a sort of every match. A newest or name
-// listing is one statement: by a tag alone it walks that tag's rows in
-// newest order (document_tags_newest); with words or a name sort the
-// matches are looked up and sorted. Nothing here steers SQLite's planner.
+// reads the tiers below in turn, each from the full-text index in row id
+// order, a page of rows and the rest of the last one's window (tierRows),
+// so a common word costs a page of work and a window rather than a sort
+// of every match. A newest or name listing is one statement: by a tag
+// alone it walks that tag's rows in newest order (document_tags_newest);
+// with words or a name sort the matches are looked up and sorted. Nothing
+// here steers SQLite's planner.
 //
 // Relevance is a tier, not bm25: bm25 depends on statistics of the whole
 // index, so every insert would reorder existing rows and keyset pages
@@ -29,10 +30,11 @@ import (
 // alone. A head match's key is its text rank (3 title and description or
 // tags, 2 title, 1 description or tags) times store.RankBase plus its
 // adoption level (boost, migration 0027), a body match's 1 and a demoted
-// match's 0; equal keys are in natural name order (title_key,
-// store.NaturalKey), then digest, so "v9" comes before "v10". The tier
-// walks read the unadopted rows; the adopted ones (documents_boosted, few)
-// are read and ranked apart and merged in.
+// match's 0. Equal keys are in windows of 1,024 consecutive publications,
+// newest first, and within a window in natural name order (title_key,
+// store.NaturalKey: "v9" before "v10"), then digest. The tier reads
+// take the unadopted rows; the adopted ones (documents_boosted, few) are
+// read and ranked apart and merged in.
 
 // maxTagCounts caps one Tags call.
 const maxTagCounts = 1000
@@ -207,15 +209,18 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		key := int64(cur.Rank)
 		// The cursor names a row and its title key: one that does not (a
 		// tampered cursor) is refused rather than read.
-		var name string
-		err := s.read.QueryRowContext(ctx, `SELECT title_key FROM documents WHERE hex = ?`, cur.Hex).Scan(&name)
+		var (
+			id   int64
+			name string
+		)
+		err := s.read.QueryRowContext(ctx, `SELECT id, title_key FROM documents WHERE hex = ?`, cur.Hex).Scan(&id, &name)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && (name != cur.Name || float64(key) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}
-		from = &ranked{key: key, name: cur.Name, hex: cur.Hex}
+		from = &ranked{id: id, key: key, name: cur.Name, hex: cur.Hex}
 	}
 	var rows []ranked
 	// The adopted head matches, every one (their keys are not the tiers'),
@@ -287,15 +292,30 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	return page, nil
 }
 
-// ranked is a match in relevance order: its key (tierKey) descending, then
-// its title key (store.NaturalKey) and digest ascending.
+// ranked is a match in relevance order: its key (tierKey) descending,
+// then its window (window) descending, then its title key
+// (store.NaturalKey) and digest ascending.
 type ranked struct {
 	id, key   int64
 	name, hex string
 }
 
+// windowBits sizes the windows equal keys are named in: 1,024 consecutive
+// row ids, that is publications. A window's matches are read whole (one
+// full-text range read, at most that many rows), so a page costs its rows
+// plus at most two windows' matches however common the word; ordering a
+// key's every match by name would read and sort all of them (40 ms for a
+// word in a quarter of 100,000 documents).
+const windowBits = 10
+
+// window is the window of row id, newer windows first.
+func window(id int64) int64 { return id >> windowBits }
+
 func compareRanked(a, b ranked) int {
 	if c := cmp.Compare(b.key, a.key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(window(b.id), window(a.id)); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.name, b.name); c != 0 {
@@ -314,27 +334,19 @@ type tier struct {
 	key               int64
 }
 
-// tierSample is how many of a tier's newest matches are read first: all of
-// a rare tier's, or enough to tell how dense a common one is.
-const tierSample = 64
-
-// tierRows reads the first limit rows of a tier in name order, after
-// after's when it is in the tier. A tier's matches are in the full-text
-// index in row id order, not name order, so there are two ways, and
-// tierRows takes the cheaper by the tier's density, estimated from its
-// newest matches (the span of row ids they cover): read every match and
-// sort them (a row each), or walk the name index (documents_name) testing
-// each row against the full-text index (limit/density rows), as the
-// PostgreSQL store does with the planner's estimate. Either costs at most
-// about √(rows × limit) rows, whatever the word.
+// tierRows reads the first limit rows of a tier in page order, after
+// after's when it is in the tier: the rest of after's window, then the
+// newest matches below it in row id order (the full-text index's own, a
+// page of rows) and the rest of the last one's window, sorted.
 func (s *Store) tierRows(ctx context.Context, t tier, q store.Query, after *ranked, limit int) ([]ranked, error) {
 	checks, checkArgs := filterChecks("d.id", q.Tags, q)
-	conds, args := "d.withdrawn_at IS NULL AND "+t.rows+checks, checkArgs
-	if after != nil {
-		conds += " AND (d.title_key, d.hex) > (?, ?)"
-		args = append(args, after.name, after.hex)
-	}
-	read := func(query string, args ...any) ([]ranked, error) {
+	conds := "d.withdrawn_at IS NULL AND " + t.rows + checks
+	// matches reads the tier's rows with ids in [lo, hi), with extra
+	// conditions; order and limit, when set, end the statement.
+	matches := func(lo, hi int64, extra string, extraArgs []any, tail string, tailArgs ...any) ([]ranked, error) {
+		query := `SELECT d.id, d.title_key, d.hex FROM ` + t.table + ` JOIN documents d ON d.id = ` + t.table + `.rowid WHERE ` +
+			t.table + ` MATCH ? AND ` + t.table + `.rowid >= ? AND ` + t.table + `.rowid < ? AND ` + conds + extra + tail
+		args := append(append(append([]any{t.expr, lo, hi}, checkArgs...), extraArgs...), tailArgs...)
 		rows, err := s.read.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, mapErr(err)
@@ -350,26 +362,32 @@ func (s *Store) tierRows(ctx context.Context, t tier, q store.Query, after *rank
 		}
 		return out, mapErr(rows.Err())
 	}
-	matches := `SELECT d.id, d.title_key, d.hex FROM ` + t.table + ` JOIN documents d ON d.id = ` + t.table + `.rowid WHERE ` +
-		t.table + ` MATCH ? AND ` + conds + ` ORDER BY ` + t.table + `.rowid DESC`
-	sample, err := read(matches+` LIMIT ?`, append(append([]any{t.expr}, args...), tierSample)...)
-	if err != nil || len(sample) < tierSample {
-		slices.SortFunc(sample, compareRanked)
-		return sample[:min(len(sample), limit)], err
+	var out []ranked
+	hi := int64(math.MaxInt64)
+	if after != nil {
+		lo := window(after.id) << windowBits
+		got, err := matches(lo, lo+1<<windowBits, " AND (d.title_key, d.hex) > (?, ?)", []any{after.name, after.hex}, "")
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(got, compareRanked)
+		if out = got[:min(len(got), limit)]; len(out) == limit {
+			return out, nil
+		}
+		hi = lo
 	}
-	var top int64
-	if err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM documents`).Scan(&top); err != nil {
-		return nil, mapErr(err)
+	newest, err := matches(0, hi, "", nil, ` ORDER BY `+t.table+`.rowid DESC LIMIT ?`, limit-len(out))
+	if err != nil || len(newest) == 0 {
+		return out, err
 	}
-	span := max(top-sample[len(sample)-1].id+1, tierSample)
-	if estimate := tierSample * top / span; estimate*estimate < top*int64(limit) {
-		all, err := read(matches, append([]any{t.expr}, args...)...)
-		slices.SortFunc(all, compareRanked)
-		return all[:min(len(all), limit)], err
+	lo := window(newest[len(newest)-1].id) << windowBits
+	rest, err := matches(lo, newest[len(newest)-1].id, "", nil, "")
+	if err != nil {
+		return nil, err
 	}
-	return read(`SELECT d.id, d.title_key, d.hex FROM documents d WHERE `+conds+
-		` AND EXISTS (SELECT 1 FROM `+t.table+` WHERE `+t.table+` MATCH ? AND rowid = d.id) ORDER BY d.title_key, d.hex LIMIT ?`,
-		append(append(args, t.expr), limit)...)
+	got := append(newest, rest...)
+	slices.SortFunc(got, compareRanked)
+	return append(out, got[:min(len(got), limit-len(out))]...), nil
 }
 
 // adopted reads the live adopted rows with a word of m in the title or

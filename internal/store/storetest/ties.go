@@ -104,7 +104,7 @@ func testRelevanceTies(t *testing.T, open Opener) {
 // with small pages, in natural order with no row lost or repeated.
 func testRelevanceTiesLarge(t *testing.T, open Opener) {
 	s := open(t)
-	const n = 1200
+	const n = 1000 // within SQLite's first window of publications
 	var batch []store.NewDocument
 	var dense, sparse []string
 	for i := range n {
@@ -120,8 +120,8 @@ func testRelevanceTiesLarge(t *testing.T, open Opener) {
 		}
 		batch = append(batch, prepare(t, simpleDoc(title, desc, nil, body)))
 	}
-	for from := 0; from < n; from += 300 {
-		_, err := s.PutMany(ctx(t), batch[from:from+300])
+	for from := 0; from < n; from += 250 {
+		_, err := s.PutMany(ctx(t), batch[from:from+250])
 		noErr(t, "PutMany", err)
 	}
 	for _, c := range []struct {
