@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -355,26 +356,66 @@ func (s *Store) sortedHead(ctx context.Context, q store.Query, m store.Match, on
 // namePhase selects b's full-text matches, all of rank, in natural name
 // order, after the cursor when it points into this phase. There are two
 // ways, and namePhase takes the one that reads fewer rows by the
-// planner's estimate of the matches, as ordered does: walk the name index
-// (documents_natural_name_idx) until limit rows matched, or read every
-// match and sort them (sortedByName).
+// planner's estimate of the matches, as ordered does: read every match and
+// sort them (sortedByName), or walk the name index
+// (documents_natural_name_idx) testing each row. Matches bunched in name
+// order (a tag on the titles that start with one word) would make an open
+// walk read most of the index, so the walk stops after four times the
+// rows the estimate expects and the rest is read and sorted.
 func (s *Store) namePhase(ctx context.Context, b *sqlBuilder, rank int, from *position, limit int) ([]searchRow, error) {
 	if from != nil && from.rank != rank {
 		from = nil
 	}
-	where := b.whereSQL()
-	matches, err := s.estimate(ctx, `FROM documents WHERE `+where, b.args)
+	where, args := b.whereSQL(), b.args
+	sorted := func(from *position) ([]searchRow, error) {
+		return s.sortedByName(ctx, fmt.Sprintf(`SELECT digest, lower(title), %d FROM documents WHERE %s`, rank, where), args, from, limit)
+	}
+	matches, err := s.estimate(ctx, `FROM documents WHERE `+where, args)
 	if err != nil {
 		return nil, err
 	}
-	if matches*matches < float64(s.analyze.rows())*float64(limit) {
-		return s.sortedByName(ctx, fmt.Sprintf(`SELECT digest, lower(title), %d FROM documents WHERE %s`, rank, where), b.args, from, limit)
+	rows := float64(s.analyze.rows())
+	if matches*matches < rows*float64(limit) {
+		return sorted(from)
+	}
+	walk := int(min(4*float64(limit)*rows/max(matches, 1), rows)) + limit
+	// walked is the walk in name order, its cursor's arguments numbered
+	// after n others.
+	var cursorArgs []any
+	walked := func(n int) string {
+		after := ""
+		if from != nil {
+			after = fmt.Sprintf("WHERE (%s, digest) > ($%d::text, $%d::bytea) ", nameKey, n+1, n+2)
+		}
+		return fmt.Sprintf(`SELECT digest AS walked, %[1]s AS name_key FROM documents %[2]sORDER BY %[1]s, digest LIMIT %[3]d`, nameKey, after, walk)
 	}
 	if from != nil {
-		b.and("(" + nameKey + ", digest) > (" + b.arg(from.name) + "::text, " + b.arg(from.digest) + "::bytea)")
+		cursorArgs = []any{from.name, from.digest}
 	}
-	sql := fmt.Sprintf(`SELECT %s, %s FROM documents WHERE %s ORDER BY %s, digest LIMIT %d`, entryColumns, nameKey, b.whereSQL(), nameKey, limit)
-	return s.querySearch(ctx, planned, sql, b.args, rank, false, true)
+	// Each walked row is tested in turn until the page is full: the join
+	// keeps the walk's order, so no sort reads them all.
+	out, err := s.querySearch(ctx, planned, fmt.Sprintf(`SELECT %s, w.name_key FROM (%s) AS w JOIN documents ON digest = w.walked WHERE %s ORDER BY w.name_key, w.walked LIMIT %d`,
+		entryColumns, walked(len(args)), where, limit), append(slices.Clone(args), cursorArgs...), rank, false, true)
+	if err != nil || len(out) == limit {
+		return out, err
+	}
+	// Fewer than a page: past the walk's last row, if it stopped short of
+	// the end, the rest is read and sorted.
+	var last position
+	err = s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT walked, name_key FROM (%s) AS w ORDER BY name_key, walked OFFSET %d LIMIT 1`, walked(0), walk-1),
+		append([]any{planned}, cursorArgs...)...).Scan(&last.digest, &last.name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	last.rank = rank
+	rest, err := sorted(&last)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, rest[:min(len(rest), limit-len(out))]...), nil
 }
 
 // sortedByName reads the rows of a statement of digest, lower(title) and
