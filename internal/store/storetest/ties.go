@@ -99,23 +99,32 @@ func testRelevanceTies(t *testing.T, open Opener) {
 }
 
 // testRelevanceTiesLarge: ties in tiers too large to read whole in one
-// page and in a sparse tier among many rows (the engines read the one by
-// walking the name index and the other by sorting its matches), paged
-// with small pages, in natural order with no row lost or repeated.
+// page, in a sparse tier among many rows and in a tier bunched at the end
+// of the name order (PostgreSQL reads the first by walking the name index,
+// the second by sorting its matches, the third by a walk that gives up and
+// sorts), paged with small pages, in natural order with no row lost or
+// repeated.
 func testRelevanceTiesLarge(t *testing.T, open Opener) {
 	s := open(t)
 	const n = 1000 // within SQLite's first window of publications
 	var batch []store.NewDocument
-	var dense, sparse []string
+	var dense, sparse, bunched []string
 	for i := range n {
-		title := fmt.Sprintf("Ledger %d", (i*7919)%n)
+		number := (i * 7919) % n
+		title := fmt.Sprintf("Ledger %d", number)
 		desc, body := "Accounts", "Rows."
+		if number >= 800 {
+			// osprey: in the bodies of the last fifth by name, bunched where
+			// a walk of the name index from the start meets them last.
+			body = "An osprey. "
+			bunched = append(bunched, title)
+		}
 		switch {
 		case i%3 == 0:
 			desc = "Accounts with a tally" // tally: a dense tier (description)
 			dense = append(dense, title)
 		case i%11 == 1:
-			body = "A gannet note." // gannet: a sparse tier (body)
+			body += "A gannet note." // gannet: a sparse tier (body)
 			sparse = append(sparse, title)
 		}
 		batch = append(batch, prepare(t, simpleDoc(title, desc, nil, body)))
@@ -127,7 +136,7 @@ func testRelevanceTiesLarge(t *testing.T, open Opener) {
 	for _, c := range []struct {
 		word string
 		want []string
-	}{{"tally", dense}, {"accounts tally", dense}, {"gannet", sparse}} {
+	}{{"tally", dense}, {"accounts tally", dense}, {"gannet", sparse}, {"osprey", bunched}} {
 		slices.SortFunc(c.want, func(a, b string) int { return strings.Compare(store.NaturalKey(a), store.NaturalKey(b)) })
 		for _, limit := range []int{3, 40} {
 			got := titlesOf(searchAll(t, s, store.Query{Text: c.word, Limit: limit}))
