@@ -300,15 +300,15 @@ type ranked struct {
 	name, hex string
 }
 
-// windowBits sizes the windows equal keys are named in: 1,024 consecutive
-// row ids, that is publications. A window's matches are read whole (one
+// windowBits sizes the windows equal keys are ordered by name in: 1,024
+// consecutive row ids, that is publications. A window's matches are read whole (one
 // full-text range read, at most that many rows), so a page costs its rows
 // plus at most two windows' matches however common the word; ordering a
 // key's every match by name would read and sort all of them (40 ms for a
 // word in a quarter of 100,000 documents).
 const windowBits = 10
 
-// window is the window of row id, newer windows first.
+// window is the window of row id id; newer windows come first.
 func window(id int64) int64 { return id >> windowBits }
 
 func compareRanked(a, b ranked) int {
