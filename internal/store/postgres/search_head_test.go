@@ -11,8 +11,10 @@ import (
 	"github.com/agora-registry/registry/internal/testing/pgtest"
 )
 
-// Migration 000014 fills search_head with the documents stored before it,
-// so their one-word searches still rank them by title and description.
+// Migration 000033 (the newest, so the one stepped down and up here)
+// rebuilds search_head from the documents stored before it, and its down
+// migration rebuilds 000014's: one-word searches still rank them by title
+// and description.
 func TestSearchHeadMigrationBackfills(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
