@@ -11,8 +11,11 @@ import (
 // ("v0019" < "v00210"). A title has at most protocol.MaxTitleRunes
 // characters, so three digits hold any run. PostgreSQL computes the same
 // key in SQL (natural_key, migration 000028); SQLite stores this one.
-func NaturalKey(title string) string {
-	lower := strings.ToLower(title)
+func NaturalKey(title string) string { return NaturalKeyOfLower(strings.ToLower(title)) }
+
+// NaturalKeyOfLower is NaturalKey of a title already lower-cased, by the
+// database's lower() for one: PostgreSQL's natural_key of the same title.
+func NaturalKeyOfLower(lower string) string {
 	var b strings.Builder
 	b.Grow(len(lower) + 8)
 	for i := 0; i < len(lower); {

@@ -101,8 +101,8 @@ func words(text string) []string {
 }
 
 // Cursor is the position after the last row of a page. Engines fill the key
-// field their sort uses: Time (newest, Unix microseconds), Name (name) or
-// Rank (relevance); Hex breaks ties.
+// fields their sort uses: Time (newest, Unix microseconds), Name (name) or
+// Rank and Name (relevance, equal ranks by name); Hex breaks ties.
 type Cursor struct {
 	Sort  Sort    `json:"s"`
 	Query uint32  `json:"q"`
@@ -117,9 +117,9 @@ func (q Query) fingerprint() uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", q.Sort, strings.Join(Terms(q.Text), " "), strings.Join(q.Tags, ","))
 	if q.Sort == SortRelevance {
-		// Relevance blends adoption (RankBase): a cursor of the ranks
-		// before it would point elsewhere.
-		h.Write([]byte("\x00blended"))
+		// Relevance blends adoption (RankBase) and breaks ties by name: a
+		// cursor of an earlier order would point elsewhere.
+		h.Write([]byte("\x00blended\x00natural"))
 	}
 	if q.Publisher != "" || q.Status != "" {
 		// Only when set: cursors of queries without them stay valid.

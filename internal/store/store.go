@@ -200,8 +200,9 @@ type Documents interface {
 	// word in the title and in the description or tags: 3, in the title:
 	// 2, in the description or tags: 1) by that rank times RankBase plus
 	// the entry's AdoptionLevel, then live body-only matches, then demoted
-	// entries; equal scores newest first. The name sort orders by
-	// NaturalKey. The last query word also matches the indexed words it is
+	// entries; equal scores by NaturalKey, then digest (SQLite: within
+	// windows of 1,024 consecutive publications, newest first). The name
+	// sort orders by NaturalKey. The last query word also matches the indexed words it is
 	// a prefix of (Match).
 	Search(ctx context.Context, q Query) (Page, error)
 	// Summarize counts the matches of q (its cursor, sort and limit

@@ -1,34 +1,39 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agora-registry/registry/internal/entity"
+	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/store"
 )
 
 // Search, in one reading: a query's words become a store.Match (the last
 // word also matches the indexed words it is a prefix of); a newest or
 // name listing is one statement in its index's order; a relevance page
-// reads three phases in turn, each one statement, until the page is full:
+// reads three phases in turn until the page is full:
 //
 //	rank 33..4 live, a query word in head: 3 title and description or
 //	           tags, 2 title, 1 description or tags (from head, inline),
 //	           times RankBase plus the adoption level (store.AdoptionLevel)
-//	rank 0     live, body only, newest first
-//	rank -1    demoted (superseded, deprecated), newest first
+//	rank 0     live, body only
+//	rank -1    demoted (superseded, deprecated)
 //
-// Within a rank the order is newest first, then digest descending, so the
-// key (rank, created_at, digest) depends only on the row and the query and
-// keyset pages hold while rows are added. Which index serves a statement
-// is the planner's choice, from statistics kept fine enough for rare words
-// (migration 000006); nothing here steers it.
+// Within a rank the order is natural name (natural_key, as the name sort:
+// "v9" before "v10"), then digest, so the key (rank, name, digest) depends
+// only on the row and the query and keyset pages hold while rows are
+// added. Which index serves a statement is the planner's choice, from
+// statistics kept fine enough for rare words (migration 000006); nothing
+// here steers it.
 
 // nameKey is the name sort's key (store.NaturalKey), spelled as in
 // documents_natural_name_idx.
@@ -188,50 +193,50 @@ func (s *Store) searchListing(ctx context.Context, q store.Query, m store.Match,
 	if err != nil {
 		return nil, err
 	}
-	return s.querySearch(ctx, modeFor(m, q), q.Sort, rankBody, sql, b.args)
+	return s.querySearch(ctx, modeFor(m, q), sql, b.args, rankBody, false, q.Sort == store.SortName)
 }
 
 // searchRelevance reads the phases of a relevance page from the cursor's
 // rank on, until the page (and one row more) is full.
 func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool, curDigest []byte) ([]searchRow, error) {
 	rank := rankTop
+	var from *position // the cursor's: rows after it are read
 	if hasCursor {
 		rank = int(cur.Rank)
 		if float64(rank) != cur.Rank || rank < rankDemoted || rank > rankTop {
 			return nil, store.ErrInvalidCursor
 		}
+		from = &position{rank: rank, name: cur.Name, digest: curDigest}
 	}
 	want := q.Limit + 1
 	var rows []searchRow
 	for _, phase := range []struct {
 		lowest int // the lowest rank the phase reads
-		read   func(b *sqlBuilder, limit int) (string, error)
+		read   func(limit int) ([]searchRow, error)
 	}{
-		{1, func(b *sqlBuilder, limit int) (string, error) {
-			return headPhase(b, m, q.Filtered(), rank, hasCursor, cur, curDigest, limit), nil
+		{1, func(limit int) ([]searchRow, error) {
+			return s.headPhase(ctx, q, m, from, limit)
 		}},
-		{rankBody, func(b *sqlBuilder, limit int) (string, error) {
+		{rankBody, func(limit int) ([]searchRow, error) {
+			b := newBuilder()
+			b.filters(q)
 			b.and("demoted = 0")
 			b.and("search @@ " + b.all(m))
 			b.and("NOT head @@ " + b.any(m))
-			return s.newestPhase(ctx, b, rank == rankBody && hasCursor, cur, curDigest, limit)
+			return s.namePhase(ctx, b, rankBody, from, limit)
 		}},
-		{rankDemoted, func(b *sqlBuilder, limit int) (string, error) {
+		{rankDemoted, func(limit int) ([]searchRow, error) {
+			b := newBuilder()
+			b.filters(q)
 			b.and("demoted <> 0")
 			b.and("search @@ " + b.all(m))
-			return s.newestPhase(ctx, b, rank == rankDemoted && hasCursor, cur, curDigest, limit)
+			return s.namePhase(ctx, b, rankDemoted, from, limit)
 		}},
 	} {
 		if phase.lowest > rank || len(rows) == want {
 			continue
 		}
-		b := newBuilder()
-		b.filters(q)
-		sql, err := phase.read(b, want-len(rows))
-		if err != nil {
-			return nil, err
-		}
-		got, err := s.querySearch(ctx, planned, q.Sort, phase.lowest, sql, b.args)
+		got, err := phase.read(want - len(rows))
 		if err != nil {
 			return nil, err
 		}
@@ -240,85 +245,242 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 	return rows, nil
 }
 
+// position is a row's place in relevance order: rank descending, then
+// natural name (natural_key) and digest ascending.
+type position struct {
+	rank   int
+	name   string
+	digest []byte
+}
+
+func comparePositions(a, b position) int {
+	if a.rank != b.rank {
+		return b.rank - a.rank
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.digest, b.digest)
+}
+
 // headPhase selects the live rows with a query word in head, ranked from
 // head (3 title and description or tags, 2 title, 1 description or tags)
-// times store.RankBase plus the row's adoption level (boost). With several
-// query words the rank depends on which words a head holds, so the head's
-// matches are ranked and sorted. When the query's words come to one lexeme
-// (one word, its prefix expansions stemming alike), an unadopted row's
-// rank is that of the lexeme alone, and search_head (migration 000014)
-// holds those rows in page order: the page reads as many rows as it lists,
+// times store.RankBase plus the row's adoption level (boost), equal ranks
+// by natural name. With several query words the rank depends on which
+// words a head holds, so the head's matches are ranked and sorted
+// (sortedHead). When the query's words come to one lexeme (one word, its
+// prefix expansions stemming alike), an unadopted row's rank is that of
+// the lexeme alone, and search_head (migration 000033) holds those rows in
+// page order, each tier by name: the page reads as many rows as it lists,
 // plus the withdrawn, demoted and adopted ones it skips. The adopted rows
 // (boost > 0, their own small index, migration 000027) are ranked and
 // sorted beside them. Whether the words are one lexeme is decided in the
-// statement, folded into a constant when it is planned for its words, so
-// only the branches that can hold rows run. With a tag, publisher or
-// status filter the sort stays: its bitmap of head matches and tags is
-// cheap for a rare tag, where the ordered walk would read every head
-// match and skip most.
-func headPhase(b *sqlBuilder, m store.Match, tagged bool, rank int, hasCursor bool, cur store.Cursor, curDigest []byte, limit int) string {
+// statements, folded into a constant when each is planned for its words, so
+// only the statements that can hold rows read any. With a tag, publisher
+// or status filter the sort stays: its bitmap of head matches and tags is
+// cheap for a rare tag, where the ordered walk would read every head match
+// and skip most.
+func (s *Store) headPhase(ctx context.Context, q store.Query, m store.Match, from *position, limit int) ([]searchRow, error) {
+	if len(m.Groups) != 1 || q.Filtered() {
+		return s.sortedHead(ctx, q, m, "", from, limit)
+	}
+	b := newBuilder()
+	b.filters(q)
 	base := b.whereSQL() // withdrawn_at: a column of documents alone
-	var at, doc, cursorArgs string
-	if hasCursor && rank > rankBody {
-		at, doc = b.arg(time.UnixMicro(cur.Time))+"::timestamptz", b.arg(curDigest)+"::bytea"
-		cursorArgs = b.arg(rank) + "::int, " + at + ", " + doc
-	}
-	if len(m.Groups) != 1 || tagged {
-		return sortedHead(b, m, base, cursorArgs, "true") + fmt.Sprintf(" LIMIT %d", limit)
-	}
-	after := "true"
-	if cursorArgs != "" {
-		// search_head's unadopted rows rank tier × RankBase: a cursor
-		// rank between two of theirs starts at the lower one's first row.
-		if rank%store.RankBase == 0 {
-			after = "(tier, at, doc) < (" + b.arg(rank/store.RankBase) + "::int, " + at + ", " + doc + ")"
-		} else {
-			after = "tier < " + b.arg((rank+store.RankBase-1)/store.RankBase) + "::int"
-		}
-	}
 	spelled := make([]string, len(m.Groups[0]))
 	for i, w := range m.Groups[0] {
 		spelled[i] = b.arg(w) + "::text"
 	}
 	lexemes := "tsvector_to_array(to_tsvector(" + textSearchConfig + ", " + strings.Join(spelled, " || ' ' || ") + "))"
-	ordered := `SELECT ` + entryColumns + `, tier::int * ` + fmt.Sprint(store.RankBase) + ` AS rank FROM search_head JOIN documents ON digest = doc WHERE cardinality(` + lexemes +
-		`) = 1 AND lexeme = (` + lexemes + `)[1] AND ` + after + ` AND ` + base + ` AND demoted = 0 AND boost = 0 ORDER BY tier DESC, at DESC, doc DESC`
-	sorted := sortedHead(b, m, base, cursorArgs, "cardinality("+lexemes+") <> 1")
-	adopted := sortedHead(b, m, base, cursorArgs, "cardinality("+lexemes+") = 1 AND boost > 0")
-	return fmt.Sprintf(`SELECT * FROM ((%[1]s LIMIT %[4]d) UNION ALL (%[2]s LIMIT %[4]d) UNION ALL (%[3]s LIMIT %[4]d)) AS head ORDER BY rank DESC, %[5]s LIMIT %[4]d`,
-		ordered, sorted, adopted, limit, newestOrder)
+	var tiers []string
+	for tier := 3; tier >= 1; tier-- {
+		rank := tier * store.RankBase
+		after := "true"
+		switch {
+		case from != nil && rank > from.rank:
+			continue
+		case from != nil && rank == from.rank:
+			after = "(h.name, h.doc) > (" + b.arg(from.name) + "::text, " + b.arg(from.digest) + "::bytea)"
+		}
+		tiers = append(tiers, fmt.Sprintf(`(SELECT %s, %d AS rank, h.name AS name_key FROM search_head h JOIN documents ON digest = h.doc
+			WHERE h.lexeme = (%s)[1] AND h.tier = %d AND %s AND %s AND demoted = 0 AND boost = 0 ORDER BY h.name, h.doc LIMIT %d)`,
+			entryColumns, rank, lexemes, tier, after, base, limit))
+	}
+	var rows []searchRow
+	if len(tiers) > 0 {
+		sql := `SELECT * FROM (` + strings.Join(tiers, " UNION ALL ") + `) AS head WHERE cardinality(` + lexemes + `) = 1 ORDER BY rank DESC, name_key, digest LIMIT ` + fmt.Sprint(limit)
+		got, err := s.querySearch(ctx, planned, sql, b.args, 0, true, true)
+		if err != nil {
+			return nil, err
+		}
+		rows = got
+	}
+	for _, only := range []string{"cardinality(%[1]s) <> 1", "cardinality(%[1]s) = 1 AND boost > 0"} {
+		got, err := s.sortedHead(ctx, q, m, only, from, limit)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, got...)
+	}
+	slices.SortFunc(rows, func(a, b searchRow) int { return comparePositions(a.position(), b.position()) })
+	return rows[:min(len(rows), limit)], nil
 }
 
 // blendedRank is a live head match's rank: headRank times RankBase plus
 // its adoption level.
 const blendedRank = `(` + headRank + `) * (%[2]d + boost)`
 
-// sortedHead ranks and sorts the live rows with a query word in head.
-// With one group, a word in head is a match; with more, every group must
-// match somewhere (search). base is the filters' condition, only further
-// restricts the rows.
-func sortedHead(b *sqlBuilder, m store.Match, base, cursorArgs, only string) string {
+// sortedHead ranks and sorts the live rows with a query word in head and
+// q's filters. With one group, a word in head is a match; with more, every
+// group must match somewhere (search). only, when set, further restricts
+// the rows; %[1]s in it is the query's lexemes.
+func (s *Store) sortedHead(ctx context.Context, q store.Query, m store.Match, only string, from *position, limit int) ([]searchRow, error) {
+	b := newBuilder()
+	b.filters(q)
 	anyWord := b.any(m)
-	where := []string{base, "demoted = 0", "head @@ " + anyWord}
+	b.and("demoted = 0")
+	b.and("head @@ " + anyWord)
 	if len(m.Groups) > 1 {
-		where = append(where, "search @@ "+b.all(m))
+		b.and("search @@ " + b.all(m))
 	}
-	where = append(where, only)
-	after := "true"
-	if cursorArgs != "" {
-		after = "(rank, created_at, digest) < (" + cursorArgs + ")"
+	if only != "" {
+		spelled := make([]string, len(m.Groups[0]))
+		for i, w := range m.Groups[0] {
+			spelled[i] = b.arg(w) + "::text"
+		}
+		b.and(fmt.Sprintf(only, "tsvector_to_array(to_tsvector("+textSearchConfig+", "+strings.Join(spelled, " || ' ' || ")+"))"))
 	}
-	return `SELECT ` + entryColumns + `, rank FROM (SELECT ` + entryColumns + `, ` + fmt.Sprintf(blendedRank, anyWord, store.RankBase) +
-		` AS rank FROM documents WHERE ` + strings.Join(where, " AND ") + `) AS ranked WHERE ` + after + ` ORDER BY rank DESC, ` + newestOrder
+	return s.sortedByName(ctx, `SELECT digest, lower(title), `+fmt.Sprintf(blendedRank, anyWord, store.RankBase)+` FROM documents WHERE `+b.whereSQL(), b.args, from, limit)
 }
 
-// newestPhase selects b's full-text matches in newest order, after the
-// cursor when it points into this phase.
-func (s *Store) newestPhase(ctx context.Context, b *sqlBuilder, fromCursor bool, cur store.Cursor, curDigest []byte, limit int) (string, error) {
-	if fromCursor {
-		b.afterNewest(cur, curDigest)
+// namePhase selects b's full-text matches, all of rank, in natural name
+// order, after the cursor when it points into this phase. There are two
+// ways, and namePhase takes the one that reads fewer rows by the
+// planner's estimate of the matches, as ordered does: read every match and
+// sort them (sortedByName), or walk the name index
+// (documents_natural_name_idx) testing each row. Matches bunched in name
+// order (a tag on the titles that start with one word) would make an open
+// walk read most of the index, so the walk stops after four times the
+// rows the estimate expects and the rest is read and sorted.
+func (s *Store) namePhase(ctx context.Context, b *sqlBuilder, rank int, from *position, limit int) ([]searchRow, error) {
+	if from != nil && from.rank != rank {
+		from = nil
 	}
-	return s.ordered(ctx, b, true, "", newestOrder, limit)
+	where, args := b.whereSQL(), b.args
+	sorted := func(from *position) ([]searchRow, error) {
+		return s.sortedByName(ctx, fmt.Sprintf(`SELECT digest, lower(title), %d FROM documents WHERE %s`, rank, where), args, from, limit)
+	}
+	matches, err := s.estimate(ctx, `FROM documents WHERE `+where, args)
+	if err != nil {
+		return nil, err
+	}
+	rows := float64(s.analyze.rows())
+	if matches*matches < rows*float64(limit) {
+		return sorted(from)
+	}
+	walk := int(min(4*float64(limit)*rows/max(matches, 1), rows)) + limit
+	// walked is the walk in name order, its cursor's arguments numbered
+	// after n others.
+	var cursorArgs []any
+	walked := func(n int) string {
+		after := ""
+		if from != nil {
+			after = fmt.Sprintf("WHERE (%s, digest) > ($%d::text, $%d::bytea) ", nameKey, n+1, n+2)
+		}
+		return fmt.Sprintf(`SELECT digest AS walked, %[1]s AS name_key FROM documents %[2]sORDER BY %[1]s, digest LIMIT %[3]d`, nameKey, after, walk)
+	}
+	if from != nil {
+		cursorArgs = []any{from.name, from.digest}
+	}
+	// Each walked row is tested in turn until the page is full: the join
+	// keeps the walk's order, so no sort reads them all.
+	out, err := s.querySearch(ctx, planned, fmt.Sprintf(`SELECT %s, w.name_key FROM (%s) AS w JOIN documents ON digest = w.walked WHERE %s ORDER BY w.name_key, w.walked LIMIT %d`,
+		entryColumns, walked(len(args)), where, limit), append(slices.Clone(args), cursorArgs...), rank, false, true)
+	if err != nil || len(out) == limit {
+		return out, err
+	}
+	// Fewer than a page: past the walk's last row, if it stopped short of
+	// the end, the rest is read and sorted.
+	var last position
+	err = s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT walked, name_key FROM (%s) AS w ORDER BY name_key, walked OFFSET %d LIMIT 1`, walked(0), walk-1),
+		append([]any{planned}, cursorArgs...)...).Scan(&last.digest, &last.name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	last.rank = rank
+	rest, err := sorted(&last)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, rest[:min(len(rest), limit-len(out))]...), nil
+}
+
+// sortedByName reads the rows of a statement of digest, lower(title) and
+// rank, keeps those after from, sorts them by rank and natural name
+// (store.NaturalKeyOfLower: PostgreSQL's natural_key, computed here at a
+// fraction of its cost) and reads the entries of the first limit.
+func (s *Store) sortedByName(ctx context.Context, sql string, args []any, from *position, limit int) ([]searchRow, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{planned}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	var found []position
+	for rows.Next() {
+		var (
+			p     position
+			lower string
+			rank  int32
+		)
+		if err := rows.Scan(&p.digest, &lower, &rank); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p.rank, p.name = int(rank), store.NaturalKeyOfLower(lower)
+		if from == nil || comparePositions(*from, p) < 0 {
+			found = append(found, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(found, comparePositions)
+	found = found[:min(len(found), limit)]
+	if len(found) == 0 {
+		return nil, nil
+	}
+	digests := make([][]byte, len(found))
+	for i, p := range found {
+		digests[i] = p.digest
+	}
+	entries, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM documents WHERE digest = ANY($1)`, digests)
+	if err != nil {
+		return nil, err
+	}
+	defer entries.Close()
+	byDigest := make(map[protocol.Digest]entity.Entry, len(found))
+	for entries.Next() {
+		e, err := scanEntry(entries, false)
+		if err != nil {
+			return nil, err
+		}
+		byDigest[e.Digest] = e
+	}
+	if err := entries.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]searchRow, 0, len(found))
+	for _, p := range found {
+		e, ok := byDigest[protocol.Digest(p.digest)]
+		if !ok {
+			continue
+		}
+		out = append(out, searchRow{e, store.Cursor{Rank: float64(p.rank), Name: p.name, Time: e.CreatedAt.UnixMicro(), Hex: e.Digest.Hex()}})
+	}
+	return out, nil
 }
 
 // ordered is the statement reading b's rows in order, limit of them, with
@@ -367,6 +529,11 @@ type searchRow struct {
 	cursor store.Cursor
 }
 
+// position is the row's place in relevance order.
+func (r searchRow) position() position {
+	return position{rank: int(r.cursor.Rank), name: r.cursor.Name, digest: r.entry.Digest[:]}
+}
+
 // makePage cuts rows (at most one more than the page) into a page.
 func makePage(q store.Query, rows []searchRow) store.Page {
 	page := store.Page{Entries: make([]entity.Entry, 0, min(len(rows), q.Limit))}
@@ -380,10 +547,9 @@ func makePage(q store.Query, rows []searchRow) store.Page {
 	return page
 }
 
-// querySearch runs a statement of entryColumns and, for the name sort, the
-// name key or, for the head phase, the rank; rows of other statements
-// carry rank.
-func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sort store.Sort, rank int, sql string, args []any) ([]searchRow, error) {
+// querySearch runs a statement of entryColumns and, when asked, the rank
+// and then the name key; rows of a statement without a rank carry rank.
+func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sql string, args []any, rank int, withRank, withName bool) ([]searchRow, error) {
 	rows, err := s.pool.Query(ctx, sql, append([]any{mode}, args...)...)
 	if err != nil {
 		return nil, err
@@ -392,21 +558,22 @@ func (s *Store) querySearch(ctx context.Context, mode pgx.QueryExecMode, sort st
 	var out []searchRow
 	for rows.Next() {
 		var (
-			e   entity.Entry
-			c   = store.Cursor{Rank: float64(rank)}
-			got int32
+			c     = store.Cursor{Rank: float64(rank)}
+			got   int32
+			extra []any
 		)
-		switch {
-		case sort == store.SortName:
-			e, err = scanEntry(rows, false, &c.Name)
-		case sort == store.SortRelevance && rank > rankBody:
-			e, err = scanEntry(rows, false, &got)
-			c.Rank = float64(got)
-		default:
-			e, err = scanEntry(rows, false)
+		if withRank {
+			extra = append(extra, &got)
 		}
+		if withName {
+			extra = append(extra, &c.Name)
+		}
+		e, err := scanEntry(rows, false, extra...)
 		if err != nil {
 			return nil, err
+		}
+		if withRank {
+			c.Rank = float64(got)
 		}
 		c.Time, c.Hex = e.CreatedAt.UnixMicro(), e.Digest.Hex()
 		out = append(out, searchRow{e, c})

@@ -14,7 +14,9 @@ import (
 )
 
 // Migration search_head fills search_head with the documents stored before
-// it, so their one-word searches still rank them by title and description.
+// it, so their one-word searches still rank them by title and description;
+// search_head_names (on the way to the newest) rebuilds it keyed by name
+// from those rows, which the final search reads.
 func TestSearchHeadMigrationBackfills(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()

@@ -20,7 +20,7 @@ import (
 // and rows inserted between pages. Every page of every query is compared
 // with the order computed here from the documents themselves: tier (a word
 // in title and description or tags, title, description or tags, body),
-// then newest, then digest, both descending.
+// then natural name, then digest, both ascending.
 func TestSearchWalksLargeTiers(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, pgtest.NewDatabase(t))
@@ -82,8 +82,8 @@ func TestSearchWalksLargeTiers(t *testing.T) {
 		}{{"narwhal", 1}, {"narwhal", 3}, {"quokka", 3}, {"quokka", 2}} {
 			q := store.Query{Text: tc.text, Limit: walkSmallPage}
 			want := c.expected(q)
-			// Any position: the newest document's time and digest.
-			key := walkKey{tier: tc.tier, created: want[0].created, digest: want[0].digest}
+			// Any position: the first result's name and digest.
+			key := walkKey{tier: tc.tier, name: want[0].name, digest: want[0].digest}
 			c.checkResume(t, q, key, want)
 		}
 	})
@@ -165,21 +165,21 @@ type walkDoc struct {
 
 // walkKey is a row's position in relevance order.
 type walkKey struct {
-	tier    int
-	created time.Time
-	digest  protocol.Digest
+	tier   int
+	name   string // store.NaturalKey of the title
+	digest protocol.Digest
 }
 
-// before reports whether k comes before o in relevance order (tier, then
-// created_at, then digest, all descending).
+// before reports whether k comes before o in relevance order (tier
+// descending, then name and digest ascending).
 func (k walkKey) before(o walkKey) bool {
 	if k.tier != o.tier {
 		return k.tier > o.tier
 	}
-	if !k.created.Equal(o.created) {
-		return k.created.After(o.created)
+	if k.name != o.name {
+		return k.name < o.name
 	}
-	return bytes.Compare(k.digest[:], o.digest[:]) > 0
+	return bytes.Compare(k.digest[:], o.digest[:]) < 0
 }
 
 type walkCorpus struct {
@@ -387,7 +387,7 @@ func (c *walkCorpus) expected(q store.Query) []walkKey {
 		if inMeta {
 			tier++
 		}
-		out = append(out, walkKey{tier: tier, created: d.created, digest: d.digest})
+		out = append(out, walkKey{tier: tier, name: store.NaturalKey(strings.Join(d.title, " ")), digest: d.digest})
 	}
 	slices.SortFunc(out, func(a, b walkKey) int {
 		if a.before(b) {
@@ -475,7 +475,7 @@ func (c *walkCorpus) describe(k walkKey) string {
 	if k.tier < 0 {
 		return k.digest.Hex() + " (not a match of the query)"
 	}
-	return fmt.Sprintf("%s (tier %d, created %s)", k.digest.Hex(), k.tier, k.created.Format(time.RFC3339Nano))
+	return fmt.Sprintf("%s (tier %d, name %q)", k.digest.Hex(), k.tier, k.name)
 }
 
 func (c *walkCorpus) search(t *testing.T, q store.Query) store.Page {
@@ -498,7 +498,7 @@ func cursorAt(t *testing.T, q store.Query, key walkKey) string {
 	if rank > 0 { // a head match without adoption ranks tier × RankBase
 		rank *= store.RankBase
 	}
-	return n.EncodeCursor(store.Cursor{Rank: float64(rank), Time: key.created.UnixMicro(), Hex: key.digest.Hex()})
+	return n.EncodeCursor(store.Cursor{Rank: float64(rank), Name: key.name, Hex: key.digest.Hex()})
 }
 
 // checkResume reads one page of q from a cursor at key.

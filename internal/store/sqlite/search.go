@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -15,12 +16,13 @@ import (
 
 // Search, in one reading: a query's words become a store.Match (the last
 // word also matches the indexed words it is a prefix of). A relevance page
-// reads the tiers below in turn, each one full-text query that walks its
-// index in row id order and stops after the page, so a common word costs a
-// page of work rather than a sort of every match. A newest or name listing
-// is one statement: by a tag alone it walks that tag's rows in newest
-// order (document_tags_newest); with words or a name sort the matches are
-// looked up and sorted. Nothing here steers SQLite's planner.
+// reads the tiers below in turn, each from the full-text index in row id
+// order, a page of rows and the rest of the last one's window (tierRows),
+// so a common word costs a page of work and a window rather than a sort
+// of every match. A newest or name listing is one statement: by a tag
+// alone it walks that tag's rows in newest order (document_tags_newest);
+// with words or a name sort the matches are looked up and sorted. Nothing
+// here steers SQLite's planner.
 //
 // Relevance is a tier, not bm25: bm25 depends on statistics of the whole
 // index, so every insert would reorder existing rows and keyset pages
@@ -28,11 +30,11 @@ import (
 // alone. A head match's key is its text rank (3 title and description or
 // tags, 2 title, 1 description or tags) times store.RankBase plus its
 // adoption level (boost, migration 0027), a body match's 1 and a demoted
-// match's 0; the score key*tierUnit + row id orders a key newest
-// published first with no ties. The tier walks read the unadopted rows;
-// the adopted ones (documents_boosted, few) are read and ranked apart and
-// merged in.
-const tierUnit = 1 << 46 // 36 keys of it stay exact in a float64 cursor
+// match's 0. Equal keys are in windows of 1,024 consecutive publications,
+// newest first, and within a window in natural name order (title_key,
+// store.NaturalKey: "v9" before "v10"), then digest. The tier reads
+// take the unadopted rows; the adopted ones (documents_boosted, few) are
+// read and ranked apart and merged in.
 
 // maxTagCounts caps one Tags call.
 const maxTagCounts = 1000
@@ -202,72 +204,66 @@ func (s *Store) Search(ctx context.Context, q store.Query) (store.Page, error) {
 // searchRelevance pages through matches tier by tier from the cursor's.
 func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Match, cur store.Cursor, hasCursor bool) (store.Page, error) {
 	all, title, meta := ftsAll(m), ftsAnyIn(m, "title"), ftsAnyIn(m, "description tags")
-	after := int64(1 << 62) // the cursor's score: rows below it are read
+	var from *ranked // the cursor's row: rows after it are read
 	if hasCursor {
-		after = int64(cur.Rank)
-		key, row := after/tierUnit, after%tierUnit
-		// The score names the row of the cursor's digest: a score that
-		// does not (a tampered cursor) is refused rather than read.
-		var id int64
-		err := s.read.QueryRowContext(ctx, `SELECT id FROM documents WHERE hex = ?`, cur.Hex).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && (id != row || float64(after) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
+		key := int64(cur.Rank)
+		// The cursor names a row and its title key: one that does not (a
+		// tampered cursor) is refused rather than read.
+		var (
+			id   int64
+			name string
+		)
+		err := s.read.QueryRowContext(ctx, `SELECT id, title_key FROM documents WHERE hex = ?`, cur.Hex).Scan(&id, &name)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && (name != cur.Name || float64(key) != cur.Rank || key < 0 || key > tierKey(3, store.MaxAdoptionLevel))) {
 			return store.Page{}, store.ErrInvalidCursor
 		}
 		if err != nil {
 			return store.Page{}, mapErr(err)
 		}
+		from = &ranked{id: id, key: key, name: cur.Name, hex: cur.Hex}
 	}
-	type scored struct{ id, score int64 }
-	var rows []scored
-	// The adopted head matches, every one (their keys are not in the
-	// walks' order), from the adopted rows' own index (migration 0027):
-	// the cost is that of the adopted matches.
+	var rows []ranked
+	// The adopted head matches, every one (their keys are not the tiers'),
+	// from the adopted rows' own index (migration 0027): the cost is that
+	// of the adopted matches.
 	adopted, err := s.adopted(ctx, q, m, title, meta)
 	if err != nil {
 		return store.Page{}, err
 	}
 	for _, a := range adopted {
-		if sc := tierKey(a.rank, a.boost)*tierUnit + a.id; sc < after {
-			rows = append(rows, scored{a.id, sc})
+		if from == nil || from.before(a) {
+			rows = append(rows, a)
 		}
 	}
 	want, walked := q.Limit+1, 0
 	for _, t := range relevanceTiers {
+		key := tierKey(t.rank, 0)
+		if (from != nil && key > from.key) || walked >= want {
+			continue
+		}
 		table, expr := "documents_fts", t.expr
 		if len(m.Groups) == 1 && t.head != "" {
 			table, expr = "documents_meta_fts", t.head
 		}
-		tags, tagArgs := filterChecks(table+".rowid", q.Tags, q)
-		match := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?` + tags
-		args := append([]any{fmt.Sprintf(expr, all, title, meta)}, tagArgs...)
-		key := tierKey(t.rank, 0)
-		if key*tierUnit > after || walked >= want {
-			continue
+		skip := "d.demoted = 0"
+		switch {
+		case t.rank < 0:
+			skip = "d.demoted <> 0"
+		case t.rank > 0:
+			skip += " AND d.boost = 0"
 		}
-		skip := "demoted <> 0"
-		if t.rank > 0 {
-			skip += " OR boost <> 0"
+		var after *ranked
+		if from != nil && key == from.key {
+			after = from
 		}
-		demoted := "NOT EXISTS"
-		if t.rank < 0 {
-			demoted = "EXISTS"
-		}
-		if key == after/tierUnit {
-			match += " AND rowid < ?"
-			args = append(args, after%tierUnit)
-		}
-		args = append(args, want-walked)
-		got, err := s.rowIDs(ctx, match+` AND `+demoted+` (SELECT 1 FROM documents WHERE id = `+table+`.rowid AND (`+skip+`))`+
-			` ORDER BY rowid DESC LIMIT ?`, args...)
+		got, err := s.tierRows(ctx, tier{table, fmt.Sprintf(expr, all, title, meta), skip, key}, q, after, want-walked)
 		if err != nil {
 			return store.Page{}, err
 		}
-		for _, id := range got {
-			rows = append(rows, scored{id, key*tierUnit + id})
-		}
+		rows = append(rows, got...)
 		walked += len(got)
 	}
-	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	slices.SortFunc(rows, compareRanked)
 	rows = rows[:min(len(rows), want)]
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
@@ -278,8 +274,8 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 		return store.Page{}, err
 	}
 	var (
-		page      store.Page
-		lastScore int64
+		page store.Page
+		last ranked
 	)
 	for _, r := range rows {
 		e, ok := entries[r.id]
@@ -287,24 +283,118 @@ func (s *Store) searchRelevance(ctx context.Context, q store.Query, m store.Matc
 			continue // withdrawn since the index was read
 		}
 		if len(page.Entries) == q.Limit {
-			page.NextCursor = q.EncodeCursor(store.Cursor{Rank: float64(lastScore), Hex: page.Entries[len(page.Entries)-1].Digest.Hex()})
+			page.NextCursor = q.EncodeCursor(store.Cursor{Rank: float64(last.key), Name: last.name, Hex: last.hex})
 			break
 		}
 		page.Entries = append(page.Entries, e)
-		lastScore = r.score
+		last = r
 	}
 	return page, nil
 }
 
-// adoptedRow is an adopted head match: its row id, adoption level and
-// text rank.
-type adoptedRow struct{ id, boost, rank int64 }
+// ranked is a match in relevance order: its key (tierKey) descending,
+// then its window (window) descending, then its title key
+// (store.NaturalKey) and digest ascending.
+type ranked struct {
+	id, key   int64
+	name, hex string
+}
+
+// windowBits sizes the windows equal keys are ordered by name in: 1,024
+// consecutive row ids, that is publications. A window's matches are read whole (one
+// full-text range read, at most that many rows), so a page costs its rows
+// plus at most two windows' matches however common the word; ordering a
+// key's every match by name would read and sort all of them (40 ms for a
+// word in a quarter of 100,000 documents).
+const windowBits = 10
+
+// window is the window of row id id; newer windows come first.
+func window(id int64) int64 { return id >> windowBits }
+
+func compareRanked(a, b ranked) int {
+	if c := cmp.Compare(b.key, a.key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(window(b.id), window(a.id)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.hex, b.hex)
+}
+
+// before is whether r comes before o.
+func (r *ranked) before(o ranked) bool { return compareRanked(*r, o) < 0 }
+
+// tier is one relevance tier of a query: its full-text expression over
+// table, the condition on documents its rows meet, and their key.
+type tier struct {
+	table, expr, rows string
+	key               int64
+}
+
+// tierRows reads the first limit rows of a tier in page order, after
+// after's when it is in the tier: the rest of after's window, then the
+// newest matches below it in row id order (the full-text index's own, a
+// page of rows) and the rest of the last one's window, sorted.
+func (s *Store) tierRows(ctx context.Context, t tier, q store.Query, after *ranked, limit int) ([]ranked, error) {
+	checks, checkArgs := filterChecks("d.id", q.Tags, q)
+	conds := "d.withdrawn_at IS NULL AND " + t.rows + checks
+	// matches reads the tier's rows with ids in [lo, hi), with extra
+	// conditions; order and limit, when set, end the statement.
+	matches := func(lo, hi int64, extra string, extraArgs []any, tail string, tailArgs ...any) ([]ranked, error) {
+		query := `SELECT d.id, d.title_key, d.hex FROM ` + t.table + ` JOIN documents d ON d.id = ` + t.table + `.rowid WHERE ` +
+			t.table + ` MATCH ? AND ` + t.table + `.rowid >= ? AND ` + t.table + `.rowid < ? AND ` + conds + extra + tail
+		args := append(append(append([]any{t.expr, lo, hi}, checkArgs...), extraArgs...), tailArgs...)
+		rows, err := s.read.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		defer rows.Close()
+		var out []ranked
+		for rows.Next() {
+			r := ranked{key: t.key}
+			if err := rows.Scan(&r.id, &r.name, &r.hex); err != nil {
+				return nil, mapErr(err)
+			}
+			out = append(out, r)
+		}
+		return out, mapErr(rows.Err())
+	}
+	var out []ranked
+	hi := int64(math.MaxInt64)
+	if after != nil {
+		lo := window(after.id) << windowBits
+		got, err := matches(lo, lo+1<<windowBits, " AND (d.title_key, d.hex) > (?, ?)", []any{after.name, after.hex}, "")
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(got, compareRanked)
+		if out = got[:min(len(got), limit)]; len(out) == limit {
+			return out, nil
+		}
+		hi = lo
+	}
+	newest, err := matches(0, hi, "", nil, ` ORDER BY `+t.table+`.rowid DESC LIMIT ?`, limit-len(out))
+	if err != nil || len(newest) == 0 {
+		return out, err
+	}
+	lo := window(newest[len(newest)-1].id) << windowBits
+	rest, err := matches(lo, newest[len(newest)-1].id, "", nil, "")
+	if err != nil {
+		return nil, err
+	}
+	got := append(newest, rest...)
+	slices.SortFunc(got, compareRanked)
+	return append(out, got[:min(len(got), limit-len(out))]...), nil
+}
 
 // adopted reads the live adopted rows with a word of m in the title or
-// the description or tags, and q's filters: their text ranks from
-// documents_adopted_fts, their levels and filters from documents (every
-// group of m, with several, from documents_fts).
-func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]adoptedRow, error) {
+// the description or tags, and q's filters, keyed by their text ranks
+// (from documents_adopted_fts) and levels, and their filters from
+// documents (every group of m, with several, from documents_fts).
+func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title, meta string) ([]ranked, error) {
 	rank := map[int64]int64{}
 	for _, c := range []struct {
 		expr string
@@ -330,11 +420,12 @@ func (s *Store) adopted(ctx context.Context, q store.Query, m store.Match, title
 		checks += " AND EXISTS (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = d.id)"
 		args = append(args, ftsAll(m))
 	}
-	return queryAll(ctx, s.read, func(sc scanner) (r adoptedRow, err error) {
-		err = sc.Scan(&r.id, &r.boost)
-		r.rank = rank[r.id]
+	return queryAll(ctx, s.read, func(sc scanner) (r ranked, err error) {
+		var boost int64
+		err = sc.Scan(&r.id, &boost, &r.name, &r.hex)
+		r.key = tierKey(rank[r.id], boost)
 		return r, err
-	}, `SELECT d.id, d.boost FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
+	}, `SELECT d.id, d.boost, d.title_key, d.hex FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))
 		AND d.boost <> 0 AND d.demoted = 0 AND d.withdrawn_at IS NULL`+checks, append([]any{jsonText(ids)}, args...)...)
 }
 

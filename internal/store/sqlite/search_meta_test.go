@@ -130,7 +130,8 @@ func TestHeadTiersFromTheMetaIndexKeepTheOrder(t *testing.T) {
 
 // oracleRelevance is every match of q in relevance order, each tier asked
 // of documents_fts with column filters, as the search did before the meta
-// index existed.
+// index existed, and sorted by window of 1,024 row ids (newest first), then
+// name (title_key) and digest.
 func oracleRelevance(t *testing.T, s *Store, q store.Query) []string {
 	m, err := store.Expand(context.Background(), store.Terms(q.Text), s.words)
 	if err != nil {
@@ -152,7 +153,7 @@ func oracleRelevance(t *testing.T, s *Store, q store.Query) []string {
 			query += ` AND d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)`
 			args = append(args, tag)
 		}
-		rows, err := s.read.Query(query+` ORDER BY documents_fts.rowid DESC`, args...)
+		rows, err := s.read.Query(query+` ORDER BY d.id >> 10 DESC, d.title_key, d.hex`, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,17 +38,19 @@ func testSearch(t *testing.T, open Opener) {
 		s := open(t)
 		// Published from the best tier to the worst, so newest-first order
 		// (what a search without relevance returns) is the reverse of the
-		// ranking; two documents per lower tier check newest first within it.
+		// ranking; two documents per lower tier, published against their
+		// names' order, check that equal ranks are in natural name order
+		// ("9" before "10"), not newest first.
 		both := putText(t, s, simpleDoc("Quokka atlas", "All about the quokka", []string{"misc"}, "Body."))
 		title := putText(t, s, simpleDoc("Quokka handbook", "nothing", []string{"misc"}, "Body."))
 		desc := putText(t, s, simpleDoc("Plain one", "Where a quokka lives", []string{"misc"}, "Body."))
 		tag := putText(t, s, simpleDoc("Plain two", "nothing", []string{"quokka"}, "Body."))
-		bodyOld := putText(t, s, simpleDoc("Plain three", "nothing", []string{"misc"}, "A quokka lives here."))
-		bodyNew := putText(t, s, simpleDoc("Plain four", "nothing", []string{"misc"}, "Another quokka too."))
+		body9 := putText(t, s, simpleDoc("Plain 9", "nothing", []string{"misc"}, "A quokka lives here."))
+		body10 := putText(t, s, simpleDoc("Plain 10", "nothing", []string{"misc"}, "Another quokka too."))
 		got := hexes(search(t, s, store.Query{Text: "quokka"}).Entries)
-		want := hexes([]entity.Entry{both, title, tag, desc, bodyNew, bodyOld})
+		want := hexes([]entity.Entry{both, title, desc, tag, body9, body10})
 		if !slices.Equal(got, want) {
-			t.Fatalf("relevance order %v;\nwant title and description %v, title %v, description or tag newest first %v, body newest first %v",
+			t.Fatalf("relevance order %v;\nwant title and description %v, title %v, description or tag by name %v, body by name %v",
 				got, want[0], want[1], want[2:4], want[4:])
 		}
 	})

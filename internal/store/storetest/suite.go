@@ -64,6 +64,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AdoptionDemoted", func(t *testing.T) { testAdoptionDemoted(t, open) })
 	t.Run("BlendedPaging", func(t *testing.T) { testBlendedPaging(t, open) })
 	t.Run("NaturalOrder", func(t *testing.T) { testNaturalOrder(t, open) })
+	t.Run("RelevanceTies", func(t *testing.T) { testRelevanceTies(t, open) })
+	t.Run("RelevanceTiesLarge", func(t *testing.T) { testRelevanceTiesLarge(t, open) })
 	t.Run("SearchFilters", func(t *testing.T) { testSearchFilters(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
