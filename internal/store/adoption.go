@@ -167,18 +167,24 @@ func (sc StoredClients) Merge(add []byte) (int64, []byte, error) {
 // title match past newer title-and-description matches, never a
 // description-only match past a title-and-description one, and never a
 // demoted entry past a live one. The engines keep the level in a column
-// (migrations 000027/0027), in step with the score.
+// (migrations 000027/0027, thresholds 000034/0034), in step with the score.
 const (
 	RankBase         = 4
 	MaxAdoptionLevel = 7
+	// AdoptedScore is the score of level 1. Search reads every adopted
+	// match of a query apart from the others, so the adopted must stay
+	// few: a document a handful of clients fetched once is not adopted,
+	// else a registry whose documents are each fetched a few times reads
+	// every match that way (docs/BENCHMARKS.md, "Adoption in search").
+	AdoptedScore = 16
 )
 
-// AdoptionLevel is floor(log2(1+score)), at most MaxAdoptionLevel: a
-// level more each time the score doubles, so a document's level, and the
-// search order, changes rarely.
+// AdoptionLevel is 0 below AdoptedScore, then one more each time the
+// score doubles, at most MaxAdoptionLevel (16 → 1, 32 → 2 … 1,024 → 7), so
+// a document's level, and the search order, changes rarely.
 func AdoptionLevel(score int64) int {
 	level := 0
-	for level < MaxAdoptionLevel && score >= int64(1)<<(level+1)-1 {
+	for level < MaxAdoptionLevel && score >= AdoptedScore<<level {
 		level++
 	}
 	return level

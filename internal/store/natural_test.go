@@ -27,7 +27,7 @@ func TestNaturalKey(t *testing.T) {
 }
 
 func TestAdoptionLevel(t *testing.T) {
-	for score, want := range map[int64]int{0: 0, 1: 1, 2: 1, 3: 2, 6: 2, 7: 3, 126: 6, 127: 7, 1 << 40: MaxAdoptionLevel} {
+	for score, want := range map[int64]int{0: 0, 1: 0, 15: 0, 16: 1, 31: 1, 32: 2, 63: 2, 64: 3, 1023: 6, 1024: 7, 1 << 40: MaxAdoptionLevel} {
 		if got := AdoptionLevel(score); got != want {
 			t.Errorf("AdoptionLevel(%d) = %d, want %d", score, got, want)
 		}

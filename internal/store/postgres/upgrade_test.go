@@ -25,6 +25,10 @@ func TestAdoptionBoostUpgrade(t *testing.T) {
 	storetest.TestAdoptionBoostUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }
 
+func TestAdoptionThresholdUpgrade(t *testing.T) {
+	storetest.TestAdoptionThresholdUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
+}
+
 func TestNaturalNameUpgrade(t *testing.T) {
 	storetest.TestNaturalNameUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }

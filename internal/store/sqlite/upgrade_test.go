@@ -21,6 +21,10 @@ func TestAdoptionBoostUpgrade(t *testing.T) {
 	storetest.TestAdoptionBoostUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }
 
+func TestAdoptionThresholdUpgrade(t *testing.T) {
+	storetest.TestAdoptionThresholdUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}
+
 func TestNaturalNameUpgrade(t *testing.T) {
 	storetest.TestNaturalNameUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }

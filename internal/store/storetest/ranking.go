@@ -76,10 +76,10 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	if got := searchAll(t, s, store.Query{Text: "weather", Limit: 7}); len(got) != 31 || got[30].Digest != canonical.Digest {
 		t.Fatalf("before adoption: %d results, last %q", len(got), got[len(got)-1].Metadata.Title)
 	}
-	// An agent speaks it and 10 clients fetch it: score 11, level 3,
+	// An agent speaks it and 90 clients fetch it: score 91, level 3,
 	// 2 × (4+3) = 14 above the alerts' 3 × 4 = 12.
 	spokenBy(t, s, "http://weather-agent.test/", canonical.Digest)
-	fetchedBy(t, s, canonical.Digest, 10, 1, 1)
+	fetchedBy(t, s, canonical.Digest, 90, 1, 1)
 	for _, q := range []store.Query{
 		{Text: "weather"},
 		{Text: "weath"}, // a prefix: its expansions
@@ -99,7 +99,7 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	// Bounded: a description-only match with the most adoption (1 × 11)
 	// does not pass a title-and-description match (3 × 4).
 	side := putText(t, s, simpleDoc("Sky Charts", "Charts of weather fronts", nil, "Fronts."))
-	fetchedBy(t, s, side.Digest, 300, 1, 2)
+	fetchedBy(t, s, side.Digest, 1100, 1, 2)
 	got := searchAll(t, s, store.Query{Text: "weather", Limit: 10})
 	pos := map[protocol.Digest]int{}
 	for i, e := range got {
@@ -113,14 +113,20 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 		t.Fatalf("weather protocol: %q, want the protocol alone", titlesOf(got))
 	}
 
-	// Requests are not clients: 500 fetches by one client (level 1) rank
-	// below 3 clients once each (level 2), though newer.
+	// Requests are not clients: 500 fetches by one client (level 0) rank
+	// below 20 clients once each (level 1), though newer and after it by
+	// name; a handful of clients is not adoption.
 	few := putText(t, s, simpleDoc("Tide Table", "Tides", nil, "Tides."))
 	faked := putText(t, s, simpleDoc("Tide Clock", "Tides", nil, "Tides."))
-	fetchedBy(t, s, few.Digest, 3, 1, 3)
+	fetchedBy(t, s, few.Digest, 20, 1, 3)
 	fetchedBy(t, s, faked.Digest, 1, 500, 4)
 	if got := search(t, s, store.Query{Text: "tide"}).Entries; len(got) != 2 || got[0].Digest != few.Digest {
-		t.Fatalf("tide: %q, want the 3 clients' Tide Table before the one client's 500 fetches", titlesOf(got))
+		t.Fatalf("tide: %q, want the 20 clients' Tide Table before the one client's 500 fetches", titlesOf(got))
+	}
+	handful := putText(t, s, simpleDoc("Tide Atlas", "Tides", nil, "Tides."))
+	fetchedBy(t, s, handful.Digest, 10, 1, 7)
+	if got := search(t, s, store.Query{Text: "tide"}).Entries; len(got) != 3 || got[0].Digest != few.Digest || got[1].Digest != handful.Digest {
+		t.Fatalf("tide: %q, want the adopted Tide Table, then 10 clients' Tide Atlas in name order with the unadopted", titlesOf(got))
 	}
 }
 
@@ -170,7 +176,7 @@ func testBlendedPaging(t *testing.T, open Opener) {
 	noErr(t, "SetStatus", err)
 	// Levels 0 to 4 across the rows, equal ones among them.
 	for i, e := range es {
-		if n := []int{0, 1, 3, 0, 7, 15, 0, 3}[i%8]; n > 0 {
+		if n := []int{0, 20, 40, 0, 80, 160, 0, 40}[i%8]; n > 0 {
 			fetchedBy(t, s, e.Digest, n, 2, byte(10+i))
 		}
 	}

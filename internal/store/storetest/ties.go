@@ -76,7 +76,7 @@ func testRelevanceTies(t *testing.T, open Opener) {
 
 	// Equal adoption: the adopted ties (ranked apart) in natural order too.
 	for _, i := range []int{3, 10, 9} {
-		fetchedBy(t, s, entries[i].Digest, 3, 1, byte(i))
+		fetchedBy(t, s, entries[i].Digest, 20, 1, byte(i))
 	}
 	for _, limit := range []int{1, 2, 0} {
 		got := titlesOf(searchAll(t, s, store.Query{Text: "weather alert", Limit: limit}))

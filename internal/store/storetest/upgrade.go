@@ -117,6 +117,16 @@ func TestDeprecatedUpgrade[S store.Store](t *testing.T, engine migrate.Engine, d
 	}
 }
 
+// levelAt27 is the adoption level of migration adoption_boost, before
+// adoption_threshold raised level 1 to store.AdoptedScore.
+func levelAt27(score int64) int {
+	level := 0
+	for level < store.MaxAdoptionLevel && score >= int64(1)<<(level+1)-1 {
+		level++
+	}
+	return level
+}
+
 // TestAdoptionBoostUpgrade checks the adoption-level migration: a document
 // scored before it gets the level of its score, and ranks by it.
 func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
@@ -125,7 +135,7 @@ func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine
 	for _, title := range []string{"Buoy v2", "Buoy v10", "Buoy v9"} {
 		es = append(es, putText(t, s, simpleDoc(title, "Buoys", nil, "Buoy.")))
 	}
-	fetchedBy(t, s, es[0].Digest, 3, 1, 1)
+	fetchedBy(t, s, es[0].Digest, 20, 1, 1)
 	s.Close()
 
 	u := OverMigration(t, engine, dsn, "adoption_boost")
@@ -137,11 +147,11 @@ func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine
 	}
 	d, score, _ := strings.Cut(scores[0], " ")
 	n, err := strconv.ParseInt(score, 10, 64)
-	if err != nil || d != es[0].Digest.Hex() || store.AdoptionLevel(n) == 0 {
+	if err != nil || d != es[0].Digest.Hex() || levelAt27(n) == 0 || store.AdoptionLevel(n) == 0 {
 		t.Fatalf("below the migration the score is %q, want the fetched entry's, of a level above 0", scores[0])
 	}
 	u.ToMigration()
-	want := []string{es[0].Digest.Hex() + " " + strconv.Itoa(store.AdoptionLevel(n))}
+	want := []string{es[0].Digest.Hex() + " " + strconv.Itoa(levelAt27(n))}
 	if got := u.Column("SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0"); !slices.Equal(got, want) {
 		t.Fatalf("the migration's levels: %q, want %q", got, want)
 	}
@@ -150,6 +160,45 @@ func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine
 	s = openStore(t, dsn, open)
 	if got := search(t, s, store.Query{Text: "buoy"}).Entries; len(got) != 3 || got[0].Digest != es[0].Digest {
 		t.Fatalf("after the upgrade the adopted entry is not first: %q", titlesOf(got))
+	}
+}
+
+// TestAdoptionThresholdUpgrade checks the migration that raised level 1 to
+// store.AdoptedScore: levels set under the old rule are recomputed (a
+// handful of clients is no longer adopted, and on SQLite leaves the
+// adopted index), and the score triggers write the new levels.
+func TestAdoptionThresholdUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
+	s := openStore(t, dsn, open)
+	var es []entity.Entry
+	for _, title := range []string{"Reef v1", "Reef v2", "Reef v3"} {
+		es = append(es, putText(t, s, simpleDoc(title, "Reefs", nil, "Reef.")))
+	}
+	fetchedBy(t, s, es[0].Digest, 3, 1, 1)  // old level 2, new 0
+	fetchedBy(t, s, es[1].Digest, 40, 1, 2) // old level 5, new 2
+	s.Close()
+
+	u := OverMigration(t, engine, dsn, "adoption_threshold")
+	hex := u.ByEngine("encode(digest, 'hex')", "hex")
+	levels := "SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0 ORDER BY 1"
+	u.ToBefore()
+	if got := u.Column(levels); len(got) != 2 {
+		t.Fatalf("below the migration the levels are %q, want two adopted documents", got)
+	}
+	u.ToMigration()
+	if got, want := u.Column(levels), []string{es[1].Digest.Hex() + " 2"}; !slices.Equal(got, want) {
+		t.Fatalf("the migration's levels: %q, want %q", got, want)
+	}
+	if engine == migrate.SQLite {
+		if got := u.Column("SELECT CAST(rowid AS TEXT) FROM documents_adopted_fts WHERE documents_adopted_fts MATCH 'reef'"); len(got) != 1 {
+			t.Fatalf("the adopted index holds %q after the migration, want the one adopted document", got)
+		}
+	}
+
+	u.ToNewest()
+	s = openStore(t, dsn, open)
+	fetchedBy(t, s, es[2].Digest, 5, 1, 3)
+	if got := search(t, s, store.Query{Text: "reef"}).Entries; len(got) != 3 || got[0].Digest != es[1].Digest || got[1].Digest != es[0].Digest {
+		t.Fatalf("after the upgrade: %q, want the adopted Reef v2 first, then v1 and v3 in name order", titlesOf(got))
 	}
 }
 
