@@ -315,13 +315,14 @@ func (s *Store) headPhase(ctx context.Context, q store.Query, m store.Match, fro
 		}
 		rows = got
 	}
-	for _, only := range []string{"cardinality(%[1]s) <> 1", "cardinality(%[1]s) = 1 AND boost > 0"} {
-		got, err := s.sortedHead(ctx, q, m, only, from, limit)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, got...)
+	// The rows search_head does not hold in page order: every head match
+	// when the words are several lexemes, else the adopted ones. One
+	// statement; planned for its words, the OR folds to one of the two.
+	got, err := s.sortedHead(ctx, q, m, "(cardinality(%[1]s) <> 1 OR boost > 0)", from, limit)
+	if err != nil {
+		return nil, err
 	}
+	rows = append(rows, got...)
 	slices.SortFunc(rows, func(a, b searchRow) int { return comparePositions(a.position(), b.position()) })
 	return rows[:min(len(rows), limit)], nil
 }

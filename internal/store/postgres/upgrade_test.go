@@ -36,3 +36,7 @@ func TestNaturalNameUpgrade(t *testing.T) {
 func TestMatchIndexUpgrade(t *testing.T) {
 	storetest.TestMatchIndexUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
 }
+
+func TestAdoptionBoostChangesUpgrade(t *testing.T) {
+	storetest.TestAdoptionBoostChangesUpgrade(t, migrate.Postgres, pgtest.NewDatabase(t), openAt)
+}

@@ -32,3 +32,7 @@ func TestNaturalNameUpgrade(t *testing.T) {
 func TestMatchIndexUpgrade(t *testing.T) {
 	storetest.TestMatchIndexUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
 }
+
+func TestAdoptionBoostChangesUpgrade(t *testing.T) {
+	storetest.TestAdoptionBoostChangesUpgrade(t, migrate.SQLite, filepath.Join(t.TempDir(), "registry.db"), sqlite.Open)
+}

@@ -130,6 +130,33 @@ func testAdoptionRanking(t *testing.T, open Opener) {
 	}
 }
 
+// testAdoptionBeforePublish: a document whose score was written before it
+// was published (fetched from a mirror, spoken by agents) ranks as
+// adopted from its insert, and a score that crosses a level later lifts
+// it: the stores rewrite a boost only when its level changes.
+func testAdoptionBeforePublish(t *testing.T, open Opener) {
+	s := open(t)
+	for _, title := range []string{"Harbor Alpha", "Harbor Bravo", "Harbor Charlie"} {
+		putText(t, s, simpleDoc(title, "Moorings", nil, "Berths."))
+	}
+	early := prepare(t, simpleDoc("Harbor Zulu", "Moorings", nil, "Berths."))
+	fetchedBy(t, s, early.Document.Sums.SHA1, 20, 1, 8)
+	_, err := s.PutMany(ctx(t), []store.NewDocument{early}) // an import's path; Put shares the insert
+	noErr(t, "PutMany", err)
+	if got := search(t, s, store.Query{Text: "harbor"}).Entries; len(got) != 4 || got[0].Digest != early.Document.Sums.SHA1 {
+		t.Fatalf("harbor: %q, want Harbor Zulu, adopted before it was published, first", titlesOf(got))
+	}
+	late := putText(t, s, simpleDoc("Harbor Yankee", "Moorings", nil, "Berths."))
+	fetchedBy(t, s, late.Digest, 10, 1, 9)
+	if got := search(t, s, store.Query{Text: "harbor"}).Entries; len(got) != 5 || got[1].Digest == late.Digest {
+		t.Fatalf("harbor: %q, want Harbor Yankee, 10 clients, in name order with the unadopted", titlesOf(got))
+	}
+	fetchedBy(t, s, late.Digest, 10, 1, 10) // 10 more clients the same day: 20, level 1
+	if got := search(t, s, store.Query{Text: "harbor"}).Entries; len(got) != 5 || got[0].Digest != late.Digest || got[1].Digest != early.Document.Sums.SHA1 {
+		t.Fatalf("harbor: %q, want Harbor Yankee, then Zulu (adopted alike, in name order) once 20 clients fetched it", titlesOf(got))
+	}
+}
+
 // testAdoptionDemoted: a superseded or deprecated entry stays below every
 // live match however adopted it is.
 func testAdoptionDemoted(t *testing.T, open Opener) {

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("StatusChanges", func(t *testing.T) { testStatusChanges(t, open) })
 	t.Run("DeprecatedRanksLast", func(t *testing.T) { testDeprecatedRanksLast(t, open) })
 	t.Run("AdoptionRanking", func(t *testing.T) { testAdoptionRanking(t, open) })
+	t.Run("AdoptionBeforePublish", func(t *testing.T) { testAdoptionBeforePublish(t, open) })
 	t.Run("AdoptionDemoted", func(t *testing.T) { testAdoptionDemoted(t, open) })
 	t.Run("BlendedPaging", func(t *testing.T) { testBlendedPaging(t, open) })
 	t.Run("NaturalOrder", func(t *testing.T) { testNaturalOrder(t, open) })

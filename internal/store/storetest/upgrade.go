@@ -202,6 +202,45 @@ func TestAdoptionThresholdUpgrade[S store.Store](t *testing.T, engine migrate.En
 	}
 }
 
+// TestAdoptionBoostChangesUpgrade checks the migration after which a
+// document takes its level when inserted: a document the old triggers
+// left unadopted (published after its score was written) gets its level,
+// and on SQLite joins the adopted index.
+func TestAdoptionBoostChangesUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
+	s := openStore(t, dsn, open)
+	var es []entity.Entry
+	for _, title := range []string{"Pier v1", "Pier v2", "Pier v3"} {
+		es = append(es, putText(t, s, simpleDoc(title, "Piers", nil, "Pier.")))
+	}
+	fetchedBy(t, s, es[2].Digest, 20, 1, 1)
+	s.Close()
+
+	u := OverMigration(t, engine, dsn, "adoption_boost_changes")
+	hex := u.ByEngine("encode(digest, 'hex')", "hex")
+	levels := "SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0 ORDER BY 1"
+	u.ToBefore()
+	// The state the old triggers left a document published after its
+	// score in: scored, level 0.
+	if got := u.Column("UPDATE documents SET boost = 0 WHERE " + hex + " = '" + es[2].Digest.Hex() + "' RETURNING " + hex); len(got) != 1 {
+		t.Fatalf("unsetting the level below the migration touched %q", got)
+	}
+	u.ToMigration()
+	if got, want := u.Column(levels), []string{es[2].Digest.Hex() + " 1"}; !slices.Equal(got, want) {
+		t.Fatalf("the migration's levels: %q, want %q", got, want)
+	}
+	if engine == migrate.SQLite {
+		if got := u.Column("SELECT CAST(rowid AS TEXT) FROM documents_adopted_fts WHERE documents_adopted_fts MATCH 'pier'"); len(got) != 1 {
+			t.Fatalf("the adopted index holds %q after the migration, want the one adopted document", got)
+		}
+	}
+
+	u.ToNewest()
+	s = openStore(t, dsn, open)
+	if got := search(t, s, store.Query{Text: "pier"}).Entries; len(got) != 3 || got[0].Digest != es[2].Digest {
+		t.Fatalf("after the upgrade: %q, want the adopted Pier v3 first", titlesOf(got))
+	}
+}
+
 // TestNaturalNameUpgrade checks the natural-name migration: the name key of
 // every stored title is store.NaturalKey's (SQLite rewrites the stored
 // keys; PostgreSQL computes them in SQL), so the name sort orders numbers
