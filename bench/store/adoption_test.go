@@ -70,10 +70,11 @@ func BenchmarkAdoptionFlushOrder(b *testing.B) {
 // documents (three new clients each, so every score is rewritten and few
 // levels change) into a store of 20,000 corpus documents, as a flush after
 // a raw load does: what a batch costs beside the counts themselves is the
-// document rows the score triggers touch. Figures: docs/BENCHMARKS.md,
-// "What each mechanism buys".
+// document rows the score triggers touch. Each batch grows the day's
+// sketches, so compare runs of the same iteration count. Figures:
+// docs/BENCHMARKS.md, "What each mechanism buys".
 //
-//	go test -run '^$' -bench AdoptionFlushStored -count 5 ./store (from bench/)
+//	go test -run '^$' -bench AdoptionFlushStored -benchtime 30x ./store (from bench/)
 func BenchmarkAdoptionFlushStored(b *testing.B) {
 	for _, engine := range []struct {
 		name string
