@@ -41,6 +41,21 @@ func CreateDatabase(ctx context.Context, adminDSN, prefix string) (string, func(
 	return u.String(), drop, nil
 }
 
+// vacuumAnalyze runs VACUUM ANALYZE on the database at dbURL and reports
+// how long it took.
+func vacuumAnalyze(ctx context.Context, dbURL string) (time.Duration, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return 0, fmt.Errorf("connecting to PostgreSQL (%s): %w", redact(dbURL), err)
+	}
+	defer conn.Close(ctx)
+	t0 := time.Now()
+	if _, err := conn.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		return 0, fmt.Errorf("VACUUM ANALYZE after the import: %w", err)
+	}
+	return time.Since(t0), nil
+}
+
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
