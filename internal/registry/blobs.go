@@ -132,28 +132,28 @@ func (s *Service) servable(d protocol.Digest) bool {
 // ask the store instead: no blob directory or inactive set yet, a
 // withdrawn or deprecated document, no file, or a file that failed
 // verification (it was deleted; the store's read writes it again).
-func (s *Service) blobRaw(d protocol.Digest, body bool) (*RawDocument, bool) {
+func (s *Service) blobRaw(d protocol.Digest, body bool) (RawDocument, bool) {
 	if !s.servable(d) {
-		return nil, false
+		return RawDocument{}, false
 	}
 	if !body {
 		n, err := s.blobs.files.Stat(d)
 		if err != nil {
 			s.blobFailed(d, err)
-			return nil, false
+			return RawDocument{}, false
 		}
-		return &RawDocument{Digest: d, Size: n}, true
+		return RawDocument{Digest: d, Size: n}, true
 	}
 	b, hits, err := s.blobs.files.Read(d)
 	if err != nil {
 		s.blobFailed(d, err)
-		return nil, false
+		return RawDocument{}, false
 	}
 	doc := newRawDocument(d, b, entity.Lifecycle{}, s.cfg.PublicURL)
 	if hits >= promoteHits {
 		s.cache.put(doc)
 	}
-	return doc, true
+	return *doc, true
 }
 
 func (s *Service) blobFailed(d protocol.Digest, err error) {

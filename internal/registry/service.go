@@ -243,15 +243,20 @@ func (s *Service) CachedRaw(d protocol.Digest) (*RawDocument, bool) {
 // RawAnswer is what a raw answer of d needs, from the memory cache, else
 // d's blob file, else the store (RawDocument: a miss, a withdrawn or a
 // deprecated document). Without body (HEAD, a matching If-None-Match) a
-// blob's verified size is enough and Content may be nil.
-func (s *Service) RawAnswer(ctx context.Context, d protocol.Digest, body bool) (*RawDocument, error) {
+// blob's verified size is enough and Content may be nil. It is returned by
+// value, so such an answer allocates nothing here.
+func (s *Service) RawAnswer(ctx context.Context, d protocol.Digest, body bool) (RawDocument, error) {
 	if doc, ok := s.cache.get(d); ok {
-		return doc, nil
+		return *doc, nil
 	}
 	if doc, ok := s.blobRaw(d, body); ok {
 		return doc, nil
 	}
-	return s.RawDocument(ctx, d)
+	doc, err := s.RawDocument(ctx, d)
+	if err != nil {
+		return RawDocument{}, err
+	}
+	return *doc, nil
 }
 
 // pull fetches a missing document from the upstream, verifies it hashes to
