@@ -89,7 +89,7 @@ func (s *Server) common(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		h := c.Response().Header()
 		h[canonicalRequestID] = []string{requestIDFor(c.Request())}
-		h["X-Content-Type-Options"] = nosniffValues // every answer: JSON, problems, pages
+		h.Set("X-Content-Type-Options", "nosniff") // every answer: JSON, problems, pages
 		if err := s.guarded(c, next); err != nil {
 			c.Error(err)
 		}
