@@ -6,8 +6,8 @@ import "math/bits"
 // k0, k1 of a 16-byte message whose little-endian halves are m0 and m1: a
 // pseudorandom function with a 128-bit key, made for short inputs. It
 // hashes a client in tens of nanoseconds, where SHA-256 or an HMAC took
-// hundreds on the loaded benchmark machine (docs/BENCHMARKS.md,
-// "Distinct clients").
+// hundreds on the loaded benchmark machine (docs/BENCHMARKS.md, "What
+// each mechanism buys": counting each fetch's distinct client).
 func sipHash16(k0, k1, m0, m1 uint64) uint64 {
 	v0 := k0 ^ 0x736f6d6570736575
 	v1 := k1 ^ 0x646f72616e646f6d
