@@ -141,7 +141,7 @@ func testAdoptionBeforePublish(t *testing.T, open Opener) {
 	}
 	early := prepare(t, simpleDoc("Harbor Zulu", "Moorings", nil, "Berths."))
 	fetchedBy(t, s, early.Document.Sums.SHA1, store.AdoptedScore, 1, 8) // exactly level 1
-	_, err := s.PutMany(ctx(t), []store.NewDocument{early}) // an import's path; Put shares the insert
+	_, err := s.PutMany(ctx(t), []store.NewDocument{early})             // an import's path; Put shares the insert
 	noErr(t, "PutMany", err)
 	if got := search(t, s, store.Query{Text: "harbor"}).Entries; len(got) != 4 || got[0].Digest != early.Document.Sums.SHA1 {
 		t.Fatalf("harbor: %q, want Harbor Zulu, adopted before it was published, first", titlesOf(got))
