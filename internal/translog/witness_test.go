@@ -287,6 +287,10 @@ func TestWitnessDownNeverBlocksPublishing(t *testing.T) {
 	if err != nil || n != 0 || ws[0].Failures != 1 || ws[0].LastError == "" {
 		t.Fatalf("Status = %d, %+v, %v; want 0 cosignatures and 1 failure", n, ws, err)
 	}
+	logPageSays(t, srv, "carries 0 of the 1 cosignatures", "below its quorum", "<code>witness.test/down</code>: not cosigned", "last request to it failed")
+	if _, _, body := get(t, srv.URL+"/log"); strings.Contains(string(body), ws[0].LastError) {
+		t.Errorf("the /log page shows the failure's text %q (it may name private addresses)", ws[0].LastError)
+	}
 	c.Round(ctx(t)) // backing off: no request
 	if got := len(f.requests()); got != 1 {
 		t.Fatalf("%d requests to a failing witness inside its backoff, want 1", got)
@@ -301,6 +305,21 @@ func TestWitnessDownNeverBlocksPublishing(t *testing.T) {
 	c2.Round(ctx(t)) // a fresh process (no backoff) retries
 	if _, names := servedCosignatures(t, srv, f.vkey); len(names) != 1 {
 		t.Fatalf("cosigned by %v once the witness is back, want it", names)
+	}
+	logPageSays(t, srv, "carries 1 of the 1 cosignatures", "<code>witness.test/down</code>: cosigned, has seen 2 records")
+}
+
+// logPageSays checks that the /log page for people says each of want.
+func logPageSays(t *testing.T, srv *security.Server, want ...string) {
+	t.Helper()
+	code, _, body := get(t, srv.URL+"/log")
+	if code != http.StatusOK {
+		t.Fatalf("GET /log = %d", code)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(body), w) {
+			t.Errorf("the /log page does not say %q", w)
+		}
 	}
 }
 

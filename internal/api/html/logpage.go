@@ -25,6 +25,12 @@ type logPage struct {
 	Checkpoint  string // the signed note as served
 	Recent      []logRow
 	PublicURL   string
+	// Witnesses, when the log has any: how many of them cosigned the
+	// newest checkpoint against the quorum asked for, and each one's state
+	// (names and sizes only: a failure's text may name private addresses).
+	Witnesses    []translog.WitnessStatus
+	Cosignatures int
+	Quorum       int
 }
 
 type logRow struct {
@@ -50,6 +56,11 @@ func (p *Pages) logPage(c echo.Context) error {
 	body, _, _ := strings.Cut(page.Checkpoint, "\n\n")
 	if parsed, err := agora.ParseLogCheckpoint(body + "\n"); err == nil {
 		page.Size, page.Root = parsed.N, parsed.Hash.String()
+	}
+	if c := l.Cosigner(); c != nil {
+		if n, quorum, ws, err := c.Status(ctx); err == nil {
+			page.Cosignatures, page.Quorum, page.Witnesses = n, quorum, ws
+		}
 	}
 	if page.Size > 0 {
 		changes, err := l.Changes(ctx, max(0, page.Size-logRecent), logRecent, 0)
