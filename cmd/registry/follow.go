@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/agora-registry/registry/internal/auth"
 	"github.com/agora-registry/registry/internal/client"
 	"github.com/agora-registry/registry/internal/config"
 	"github.com/agora-registry/registry/internal/follow"
@@ -25,16 +28,43 @@ func followers(cfg config.Serve, svc *registry.Service, st store.Store, log *slo
 	if err != nil {
 		return nil, fmt.Errorf("follow: %w", err)
 	}
+	tokens, err := followTokens(cfg)
+	if err != nil {
+		return nil, err
+	}
 	var out []*follow.Follower
 	for _, base := range cfg.Follow {
 		c, err := client.New(base, hc)
 		if err != nil {
 			return nil, fmt.Errorf("follow: %w", err)
 		}
+		c.Token = tokens[base] // sent to this upstream's origin only, redirects included
 		c.MaxDocumentBytes = cfg.MaxDocumentBytes
 		c.UserAgent = "agora-registry-follower/1"
 		out = append(out, follow.New(c, svc, st, log, follow.Timing{}))
 	}
 	follow.Link(out)
 	return out, nil
+}
+
+// followTokens reads --follow-token-file's URL=FILE pairs into tokens by
+// --follow URL; a pair naming no --follow upstream is an error, so a token
+// meant for one is never left unused by a typo.
+func followTokens(cfg config.Serve) (map[string]string, error) {
+	tokens := map[string]string{}
+	for _, pair := range cfg.FollowTokenFiles {
+		base, file, ok := strings.Cut(pair, "=")
+		if !ok || base == "" || file == "" {
+			return nil, fmt.Errorf("follow: --follow-token-file takes URL=FILE pairs, not %q", pair)
+		}
+		if !slices.Contains(cfg.Follow, base) {
+			return nil, fmt.Errorf("follow: --follow-token-file names %s, which is not one of --follow (%s)", base, strings.Join(cfg.Follow, ", "))
+		}
+		token, err := auth.ReadSecretFile("follow token", file)
+		if err != nil {
+			return nil, fmt.Errorf("follow: %w", err)
+		}
+		tokens[base] = token
+	}
+	return tokens, nil
 }

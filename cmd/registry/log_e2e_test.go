@@ -204,6 +204,57 @@ func TestFollowProcess(t *testing.T) {
 	}
 }
 
+// TestFollowPrivateUpstream: a follower given the read token of a
+// --private upstream (--follow-token-file) replicates it; one without it
+// replicates nothing; a token file naming no --follow upstream stops the
+// start with the reason.
+func TestFollowPrivateUpstream(t *testing.T) {
+	upData := t.TempDir()
+	mint := func(name, scope string) string {
+		t.Helper()
+		out, errOut, err := runCLI(t, nil, nil, "token", "create", "--data-dir", upData, "--name", name, "--scope", scope)
+		if err != nil {
+			t.Fatalf("token create: %v %s", err, errOut)
+		}
+		return strings.TrimSpace(out)
+	}
+	pub, read := mint("publisher", "publish"), mint("follower", "read")
+	up := startServer(t, "--data-dir", upData, "--private", "--no-examples")
+	status, _, body := call(t, http.MethodPost, up.URL+"/api/v1/protocols", strings.NewReader("# Private and followed\n\nReplicated with a token.\n"),
+		"Content-Type", "text/markdown", "Authorization", "Bearer "+pub)
+	if status != http.StatusCreated {
+		t.Fatalf("publish upstream: %d %s", status, body)
+	}
+	var doc struct{ Hex string }
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "follow-token")
+	if err := os.WriteFile(tokenFile, []byte(read+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, errOut, err := runCLI(t, nil, nil, "serve", "--data-dir", t.TempDir(), "--no-examples", "--addr", "127.0.0.1:0",
+		"--follow", up.URL, "--follow-token-file", "http://elsewhere.test="+tokenFile); err == nil || !strings.Contains(errOut, "not one of --follow") {
+		t.Fatalf("a token file for no --follow upstream: %v\n%s", err, errOut)
+	}
+	without := startServer(t, "--data-dir", t.TempDir(), "--no-examples", "--follow", up.URL)
+	with := startServer(t, "--data-dir", t.TempDir(), "--no-examples", "--follow", up.URL, "--follow-token-file", up.URL+"="+tokenFile)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if status, _, _ := call(t, http.MethodGet, with.URL+"/protocol/"+doc.Hex, nil); status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower with the read token did not replicate the private upstream\n%s", with.Logs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status, _, _ := call(t, http.MethodGet, without.URL+"/protocol/"+doc.Hex, nil); status != http.StatusNotFound {
+		t.Fatalf("the follower without a token answers %d for the private document, want 404", status)
+	}
+}
+
 // TestWebhookSurvivesARestart: a delivery that failed is retried by the
 // next process from the queue in the database, signed.
 func TestWebhookSurvivesARestart(t *testing.T) {

@@ -45,7 +45,7 @@ func signIn(cfg config.Serve, st auth.Store, key []byte, log *slog.Logger) (*aut
 		ac.Rules = append(ac.Rules, rule)
 	}
 	if cfg.OIDCClientSecretFile != "" {
-		secret, err := auth.ReadSecretFile(cfg.OIDCClientSecretFile)
+		secret, err := auth.ReadSecretFile("OpenID Connect client secret", cfg.OIDCClientSecretFile)
 		if err != nil {
 			return nil, err
 		}

@@ -342,27 +342,28 @@ func clip(s string, n int) string {
 	return s
 }
 
-// maxSecretFileBytes bounds the client secret file's read.
+// maxSecretFileBytes bounds a secret file's read.
 const maxSecretFileBytes = 4 << 10
 
-// ReadSecretFile reads the client secret: a regular file (a FIFO is
-// refused, never blocked on), trimmed of surrounding white space.
-func ReadSecretFile(path string) (string, error) {
+// ReadSecretFile reads a secret (what names it in errors): a regular file
+// (a FIFO is refused, never blocked on), trimmed of surrounding white
+// space.
+func ReadSecretFile(what, path string) (string, error) {
 	f, _, err := regularfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
-		return "", fmt.Errorf("reading the OpenID Connect client secret file: %w", err)
+		return "", fmt.Errorf("reading the %s file: %w", what, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("reading the OpenID Connect client secret file: %w", err)
+		return "", fmt.Errorf("reading the %s file: %w", what, err)
 	}
 	if len(b) > maxSecretFileBytes {
-		return "", fmt.Errorf("the OpenID Connect client secret file %s is larger than %d bytes", path, maxSecretFileBytes)
+		return "", fmt.Errorf("the %s file %s is larger than %d bytes", what, path, maxSecretFileBytes)
 	}
 	s := strings.TrimSpace(string(b))
 	if s == "" {
-		return "", fmt.Errorf("the OpenID Connect client secret file %s is empty", path)
+		return "", fmt.Errorf("the %s file %s is empty", what, path)
 	}
 	return s, nil
 }

@@ -58,6 +58,9 @@ type Serve struct {
 	// Follow are upstream registries kept as verified replicas through
 	// their transparency logs.
 	Follow []string
+	// FollowTokenFiles are URL=FILE pairs: the read token (a private
+	// upstream's) in FILE is sent to that --follow upstream only.
+	FollowTokenFiles []string
 	// Witnesses are the witnesses asked to cosign the log's checkpoints
 	// (VKEY@URL each); WitnessQuorum is how many cosignatures count as
 	// enough (0: all of them).
@@ -122,6 +125,7 @@ func (c *Serve) Options() []Option {
 		{Flag: "rate-limit-loopback", Env: "REGISTRY_RATE_LIMIT_LOOPBACK", Default: "false", Usage: "rate-limit loopback clients too; by default, when no --trusted-proxies are set, clients on 127.0.0.0/8 and ::1 (agents on the registry's own host) are not rate-limited", Value: Bool(&c.RateLimitLoopback)},
 		{Flag: "upstreams", Env: "REGISTRY_UPSTREAMS", Default: "", Usage: "comma-separated upstream registry base URLs asked on a miss (pull-through mirror)", Value: List(&c.Upstreams)},
 		{Flag: "follow", Env: "REGISTRY_FOLLOW", Default: "", Usage: "comma-separated upstream registry base URLs to keep a verified replica of, through their transparency logs (docs/operations.md, followers); the upstreams themselves are always allowed", Value: List(&c.Follow)},
+		{Flag: "follow-token-file", Env: "REGISTRY_FOLLOW_TOKEN_FILE", Default: "", Usage: "comma-separated URL=FILE pairs: FILE (a regular file, never a flag value) holds a read token sent to that --follow upstream only, for a private upstream", Value: List(&c.FollowTokenFiles)},
 		{Flag: "witness", Env: "REGISTRY_WITNESS", Default: "", Usage: "witnesses asked to cosign each new checkpoint of the transparency log (c2sp.org/tlog-witness), VKEY@URL each (the witness's cosignature verifier key and base URL), comma-separated or repeated; the checkpoint is served with their valid cosignatures (docs/operations.md, witnesses); the witnesses themselves are always allowed", Value: List(&c.Witnesses)},
 		{Flag: "witness-quorum", Env: "REGISTRY_WITNESS_QUORUM", Default: "0", Usage: "cosignatures of the newest checkpoint the registry reports as enough (registry_witness_quorum_met, a warning below it); 0: every --witness", Value: Count(&c.WitnessQuorum, 0, 1000)},
 		outboundAllowOption(&c.OutboundAllow),
