@@ -322,11 +322,7 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	raw := make([][]byte, len(ds))
-	for i := range ds {
-		raw[i] = ds[i][:]
-	}
-	rows, _ := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, raw)
+	rows, _ := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, digestKeys(ds))
 	var (
 		b []byte
 		n int
@@ -348,6 +344,15 @@ func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]stor
 		err = r.Scan(&a.ID, &a.URL)
 		return a, err
 	})
+}
+
+// digestKeys are ds as bytea parameters.
+func digestKeys(ds []protocol.Digest) [][]byte {
+	keys := make([][]byte, len(ds))
+	for i := range ds {
+		keys[i] = ds[i][:]
+	}
+	return keys
 }
 
 // digestOf reads a stored digest column.

@@ -355,12 +355,8 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	if len(ds) == 0 {
 		return out, nil
 	}
-	hexes := make([]string, len(ds))
-	for i, d := range ds {
-		hexes[i] = d.Hex()
-	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, count(*) FROM agent_protocols
-		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, jsonText(hexes))
+		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, hexJSON(ds))
 	var (
 		hex string
 		n   int

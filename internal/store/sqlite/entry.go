@@ -137,6 +137,15 @@ func scanEntry(sc scanner, extra ...any) (entity.Entry, error) {
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
+// hexJSON is ds as a JSON array of hex digests (for json_each).
+func hexJSON(ds []protocol.Digest) string {
+	hexes := make([]string, len(ds))
+	for i, d := range ds {
+		hexes[i] = d.Hex()
+	}
+	return jsonText(hexes)
+}
+
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
