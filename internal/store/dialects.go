@@ -87,10 +87,7 @@ type CrawlColumns struct {
 
 // CrawlColumnsOf derives c's CrawlColumns.
 func CrawlColumnsOf(c entity.AgentCrawl) (CrawlColumns, error) {
-	v := CrawlColumns{Kinds: c.Kinds, Entries: -1}
-	if v.Kinds == nil {
-		v.Kinds = []string{}
-	}
+	v := CrawlColumns{Kinds: NonNil(c.Kinds), Entries: -1}
 	if c.A2A != nil {
 		b, err := json.Marshal(c.A2A)
 		if err != nil {

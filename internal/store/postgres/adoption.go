@@ -184,10 +184,7 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	tags := q.Tags
-	if tags == nil {
-		tags = []string{}
-	}
+	tags := store.NonNil(q.Tags)
 	var entries []entity.Entry
 	var scores []int64
 	if !hasCursor || cur.Rank > 0 {

@@ -25,9 +25,7 @@ func scanAgent(row pgx.Row) (entity.Agent, error) {
 		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures)
 	a.RegisteredAt, a.NextCrawl = a.RegisteredAt.UTC(), a.NextCrawl.UTC()
 	a.LastCrawled, a.LastSeen = asUTC(a.LastCrawled), asUTC(a.LastSeen)
-	if a.Kinds == nil {
-		a.Kinds = []string{}
-	}
+	a.Kinds = store.NonNil(a.Kinds)
 	return a, err
 }
 
@@ -156,11 +154,7 @@ func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Ti
 	}
 	rows := make([][]any, 0, len(c.Supported)+len(c.Unsupported))
 	for _, p := range c.Supported {
-		sources := p.Sources
-		if sources == nil {
-			sources = []string{}
-		}
-		rows = append(rows, []any{id, p.Digest[:], true, sources})
+		rows = append(rows, []any{id, p.Digest[:], true, store.NonNil(p.Sources)})
 	}
 	for _, d := range c.Unsupported {
 		rows = append(rows, []any{id, d[:], false, []string{}})

@@ -36,9 +36,7 @@ func scanAgent(sc scanner) (entity.Agent, error) {
 	if err := json.Unmarshal([]byte(kinds), &a.Kinds); err != nil {
 		return entity.Agent{}, fmt.Errorf("corrupt kinds of agent %d", a.ID)
 	}
-	if a.Kinds == nil {
-		a.Kinds = []string{}
-	}
+	a.Kinds = store.NonNil(a.Kinds)
 	return a, nil
 }
 
@@ -173,11 +171,7 @@ func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.T
 	}
 	defer ins.Close()
 	for _, p := range c.Supported {
-		sources := p.Sources
-		if sources == nil {
-			sources = []string{}
-		}
-		if _, err := ins.ExecContext(ctx, id, p.Digest.Hex(), 1, jsonText(sources)); err != nil {
+		if _, err := ins.ExecContext(ctx, id, p.Digest.Hex(), 1, jsonText(store.NonNil(p.Sources))); err != nil {
 			return err
 		}
 	}
