@@ -9,6 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -126,7 +127,7 @@ func publisherList(ctx context.Context, env *environment, svc *registry.Service,
 	if asJSON {
 		out := make([]publisherJSON, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, publisherJSON{p.Name, p.DisplayName, p.VerifiedDomain, utcOrNil(p.VerifiedAt), p.CreatedAt.UTC()})
+			out = append(out, publisherJSON{p.Name, p.DisplayName, p.VerifiedDomain, entity.InUTC(p.VerifiedAt), p.CreatedAt.UTC()})
 		}
 		return printJSON(env, out)
 	}

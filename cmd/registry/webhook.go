@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/webhook"
 )
@@ -69,7 +70,7 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 		if list.JSON {
 			out := make([]webhookJSON, 0, len(ws))
 			for _, w := range ws {
-				out = append(out, webhookJSON{w.ID, w.URL, w.Events, w.Delivered, w.Attempts, utcOrNil(w.FailingSince), w.CreatedAt.UTC()})
+				out = append(out, webhookJSON{w.ID, w.URL, w.Events, w.Delivered, w.Attempts, entity.InUTC(w.FailingSince), w.CreatedAt.UTC()})
 			}
 			return printJSON(env, out)
 		}

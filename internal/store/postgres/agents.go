@@ -24,7 +24,7 @@ func scanAgent(row pgx.Row) (entity.Agent, error) {
 		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
 		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures)
 	a.RegisteredAt, a.NextCrawl = a.RegisteredAt.UTC(), a.NextCrawl.UTC()
-	a.LastCrawled, a.LastSeen = asUTC(a.LastCrawled), asUTC(a.LastSeen)
+	a.LastCrawled, a.LastSeen = entity.InUTC(a.LastCrawled), entity.InUTC(a.LastSeen)
 	a.Kinds = store.NonNil(a.Kinds)
 	return a, err
 }
