@@ -30,19 +30,16 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	var (
-		db     config.Database
 		list   config.Listing
 		create config.PublisherCreate
 		verify config.PublisherVerify
 	)
-	opts := db.Options()
+	db, opts := &list.Database, list.Options()
 	switch sub {
-	case "list":
-		opts = list.Options()
 	case "create":
-		opts = create.Options()
+		db, opts = &create.Database, create.Options()
 	case "verify":
-		opts = verify.Options()
+		db, opts = &verify.Database, verify.Options()
 	}
 	fs := flagSet(env, "publisher "+sub)
 	// NAME may come before the flags: registry publisher create acme --display "Acme".
@@ -60,15 +57,7 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.Stderr, publisherUsage)
 		return errUsage
 	}
-	switch sub {
-	case "create":
-		db = create.Database
-	case "verify":
-		db = verify.Database
-	case "list":
-		db = list.Database
-	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}

@@ -28,22 +28,18 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 	}
 	var add config.WebhookAdd
 	var list config.Listing
-	opts := add.Database.Options()
+	db, opts := &add.Database, add.Database.Options()
 	switch sub {
 	case "add":
 		opts = add.Options()
 	case "list":
-		opts = list.Options()
+		db, opts = &list.Database, list.Options()
 	}
 	fs := flagSet(env, "webhook "+sub)
 	if err := parseFlags(env, fs, opts, args); err != nil {
 		return err
 	}
-	db := add.Database
-	if sub == "list" {
-		db = list.Database
-	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
