@@ -43,12 +43,3 @@ func printJSON(env *environment, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
-// utcOrNil is t in UTC, nil staying nil.
-func utcOrNil(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}

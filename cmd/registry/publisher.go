@@ -9,6 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -29,19 +30,16 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	var (
-		db     config.Database
 		list   config.Listing
 		create config.PublisherCreate
 		verify config.PublisherVerify
 	)
-	opts := db.Options()
+	db, opts := &list.Database, list.Options()
 	switch sub {
-	case "list":
-		opts = list.Options()
 	case "create":
-		opts = create.Options()
+		db, opts = &create.Database, create.Options()
 	case "verify":
-		opts = verify.Options()
+		db, opts = &verify.Database, verify.Options()
 	}
 	fs := flagSet(env, "publisher "+sub)
 	// NAME may come before the flags: registry publisher create acme --display "Acme".
@@ -59,15 +57,7 @@ func publisherCmd(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.Stderr, publisherUsage)
 		return errUsage
 	}
-	switch sub {
-	case "create":
-		db = create.Database
-	case "verify":
-		db = verify.Database
-	case "list":
-		db = list.Database
-	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -126,7 +116,7 @@ func publisherList(ctx context.Context, env *environment, svc *registry.Service,
 	if asJSON {
 		out := make([]publisherJSON, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, publisherJSON{p.Name, p.DisplayName, p.VerifiedDomain, utcOrNil(p.VerifiedAt), p.CreatedAt.UTC()})
+			out = append(out, publisherJSON{p.Name, p.DisplayName, p.VerifiedDomain, entity.InUTC(p.VerifiedAt), p.CreatedAt.UTC()})
 		}
 		return printJSON(env, out)
 	}

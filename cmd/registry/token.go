@@ -118,7 +118,7 @@ func tokenList(ctx context.Context, env *environment, svc *registry.Service, asJ
 			for _, s := range t.Scopes {
 				scopes = append(scopes, string(s))
 			}
-			out = append(out, tokenJSON{t.ID, t.Name, t.Publisher, scopes, t.CreatedAt.UTC(), utcOrNil(t.LastUsedAt), utcOrNil(t.RevokedAt)})
+			out = append(out, tokenJSON{t.ID, t.Name, t.Publisher, scopes, t.CreatedAt.UTC(), entity.InUTC(t.LastUsedAt), entity.InUTC(t.RevokedAt)})
 		}
 		return printJSON(env, out)
 	}

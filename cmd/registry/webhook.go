@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agora-registry/registry/internal/config"
+	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/store"
 	"github.com/agora-registry/registry/internal/webhook"
 )
@@ -27,22 +28,18 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 	}
 	var add config.WebhookAdd
 	var list config.Listing
-	opts := add.Database.Options()
+	db, opts := &add.Database, add.Database.Options()
 	switch sub {
 	case "add":
 		opts = add.Options()
 	case "list":
-		opts = list.Options()
+		db, opts = &list.Database, list.Options()
 	}
 	fs := flagSet(env, "webhook "+sub)
 	if err := parseFlags(env, fs, opts, args); err != nil {
 		return err
 	}
-	db := add.Database
-	if sub == "list" {
-		db = list.Database
-	}
-	st, _, err := openStore(ctx, db)
+	st, _, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -69,7 +66,7 @@ func webhookCmd(ctx context.Context, env *environment, args []string) error {
 		if list.JSON {
 			out := make([]webhookJSON, 0, len(ws))
 			for _, w := range ws {
-				out = append(out, webhookJSON{w.ID, w.URL, w.Events, w.Delivered, w.Attempts, utcOrNil(w.FailingSince), w.CreatedAt.UTC()})
+				out = append(out, webhookJSON{w.ID, w.URL, w.Events, w.Delivered, w.Attempts, entity.InUTC(w.FailingSince), w.CreatedAt.UTC()})
 			}
 			return printJSON(env, out)
 		}

@@ -111,11 +111,7 @@ func (s *Server) agentRoutes(v1 *echo.Group) {
 }
 
 func (s *Server) agentView(a entity.Agent) AgentView {
-	kinds := a.Kinds
-	if kinds == nil {
-		kinds = []string{}
-	}
-	return AgentView{ID: a.ID, URL: a.URL, Name: a.Name, Description: a.Description, Kinds: kinds, WellKnownURL: a.WellKnownURL,
+	return AgentView{ID: a.ID, URL: a.URL, Name: a.Name, Description: a.Description, Kinds: store.NonNil(a.Kinds), WellKnownURL: a.WellKnownURL,
 		RegisteredAt: a.RegisteredAt, LastSeen: a.LastSeen, LastCrawled: a.LastCrawled, LastError: a.LastError,
 		Failures: a.Failures, CrawlStatus: s.crawlStatus(a), NextCrawl: a.NextCrawl, SupportedCount: a.SupportedCount,
 		UnsupportedCount: a.UnsupportedCount, HTMLURL: s.svc.Config().PublicURL + "/agents/" + strconv.FormatInt(a.ID, 10),

@@ -86,19 +86,9 @@ func limitARDBody(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readARDBody reads a search or explore body into v, strictly (the
-// spec's schemas refuse unknown fields).
-func readARDBody(c echo.Context, v any) error {
-	body, err := readBody(c)
-	if err != nil {
-		return err
-	}
-	return unmarshalStrict(body, v)
-}
-
 func (s *Server) ardSearch(c echo.Context) error {
 	var r ard.SearchRequest
-	if err := readARDBody(c, &r); err != nil {
+	if err := decodeJSON(c, &r); err != nil {
 		return err
 	}
 	h := c.Request().Header
@@ -114,7 +104,7 @@ func (s *Server) ardSearch(c echo.Context) error {
 
 func (s *Server) ardExplore(c echo.Context) error {
 	var r ard.ExploreRequest
-	if err := readARDBody(c, &r); err != nil {
+	if err := decodeJSON(c, &r); err != nil {
 		return err
 	}
 	out, err := s.ard.Explore(c.Request().Context(), r)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agora-registry/registry/agora"
 	"github.com/agora-registry/registry/internal/registry"
 )
 
@@ -22,18 +23,11 @@ type matchJSON struct {
 	Limit             int             `json:"limit"`
 }
 
-// MatchReasonView is one contribution to a match's score.
-type MatchReasonView struct {
-	Kind   string   `json:"kind"`
-	Words  []string `json:"words,omitempty"`
-	Points float64  `json:"points"`
-}
-
 // MatchItem is one ranked protocol: its view, score and reasons.
 type MatchItem struct {
 	ProtocolView
-	Score   float64           `json:"score"`
-	Reasons []MatchReasonView `json:"reasons"`
+	Score   float64             `json:"score"`
+	Reasons []agora.MatchReason `json:"reasons"`
 }
 
 // MatchResult answers a match like a search page (one page, no cursor).
@@ -86,10 +80,10 @@ func (s *Server) match(c echo.Context) error {
 		c.Response().Header().Set(RerankSkippedHeader, res.Skipped)
 	}
 	for _, r := range res.Items {
-		item := MatchItem{ProtocolView: protocolView(s.svc, r.Entry), Score: r.Score, Reasons: make([]MatchReasonView, 0, len(r.Reasons))}
+		item := MatchItem{ProtocolView: protocolView(s.svc, r.Entry), Score: r.Score, Reasons: make([]agora.MatchReason, 0, len(r.Reasons))}
 		item.Fetches, item.Resolutions, item.Agents = r.Signals.Fetches, r.Signals.Resolutions, r.Signals.Agents
 		for _, why := range r.Reasons {
-			item.Reasons = append(item.Reasons, MatchReasonView{Kind: why.Kind, Words: why.Words, Points: why.Points})
+			item.Reasons = append(item.Reasons, agora.MatchReason{Kind: why.Kind, Words: why.Words, Points: why.Points})
 		}
 		out.Items = append(out.Items, item)
 	}

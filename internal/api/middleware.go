@@ -170,7 +170,8 @@ func readBody(c echo.Context) ([]byte, error) {
 	return b, nil
 }
 
-// decodeJSON reads exactly one JSON value with no unknown fields.
+// decodeJSON reads exactly one JSON value with no unknown fields (the ARD
+// spec's search and explore schemas refuse them too).
 func decodeJSON(c echo.Context, v any) error {
 	body, err := readBody(c)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
 	"github.com/agora-registry/registry/internal/registry"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // ProtocolView is the JSON form of one entry. The digest spellings are
@@ -89,15 +90,13 @@ func protocolView(svc *registry.Service, e entity.Entry) ProtocolView {
 	m := e.Metadata
 	v := ProtocolView{
 		Hex: e.Digest.Hex(), Base64: e.Digest.Base64(),
-		Title: m.Title, Description: m.Description, Tags: nonNil(m.Tags), Multiround: m.Multiround,
+		Title: m.Title, Description: m.Description, Tags: store.NonNil(m.Tags), Multiround: m.Multiround,
 		Version: m.Version, Authors: m.Authors, License: m.License, RepresentativeQueries: m.RepresentativeQueries,
 		Size: e.Size, CreatedAt: e.CreatedAt.UTC(), Origin: e.Origin, Publisher: e.Publisher,
 		Lints: e.Lints, Sources: svc.Sources(e.Digest), HTMLURL: svc.PageURL(e.Digest),
 		SDKCompatible: m.FrontMatter, Superseded: e.Superseded(),
 	}
-	if v.Lints == nil {
-		v.Lints = []protocol.Lint{}
-	}
+	v.Lints = store.NonNil(v.Lints)
 	if m.Supersedes != nil {
 		v.Supersedes = m.Supersedes.Hex()
 	}
@@ -110,11 +109,4 @@ func protocolView(svc *registry.Service, e entity.Entry) ProtocolView {
 		v.Content = &s
 	}
 	return v
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

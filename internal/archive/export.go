@@ -106,7 +106,7 @@ func recordOf(e entity.Entry) Record {
 		Origin:         e.Origin,
 		Publisher:      e.Publisher,
 		CreatedAt:      e.CreatedAt.UTC(),
-		WithdrawnAt:    utcPtr(e.WithdrawnAt),
+		WithdrawnAt:    entity.InUTC(e.WithdrawnAt),
 		WithdrawReason: e.WithdrawReason,
 	}
 	if e.Metadata.Title != own.Title {
@@ -116,14 +116,6 @@ func recordOf(e entity.Entry) Record {
 		rec.Description = e.Metadata.Description
 	}
 	return rec
-}
-
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 func writeJSON(tw *tar.Writer, name string, mod time.Time, v any) error {

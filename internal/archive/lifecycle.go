@@ -17,7 +17,7 @@ func lifecycleOf(e entity.Entry, history []entity.HistoryEvent, rec *Record) {
 		if rec.Status == "" {
 			rec.Status = string(entity.StatusActive)
 		}
-		rec.StatusMessage, rec.Replacement, rec.StatusChangedAt = lc.Message, lc.Replacement, utcPtr(lc.ChangedAt)
+		rec.StatusMessage, rec.Replacement, rec.StatusChangedAt = lc.Message, lc.Replacement, entity.InUTC(lc.ChangedAt)
 	}
 	for _, ev := range history {
 		rec.History = append(rec.History, HistoryEvent{At: ev.At.UTC(), Actor: ev.Actor, Status: string(ev.Status),

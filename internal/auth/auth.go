@@ -335,12 +335,7 @@ func random() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
+func clip(s string, n int) string { return s[:min(len(s), n)] }
 
 // maxSecretFileBytes bounds a secret file's read.
 const maxSecretFileBytes = 4 << 10

@@ -15,15 +15,19 @@ import (
 
 // Typed flag.Values over fields of the option structs.
 
+// deref is *p, "" for nil: flag calls String on a zero Value for its
+// default check.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 type stringValue struct{ p *string }
 
 func (v stringValue) Set(s string) error { *v.p = s; return nil }
-func (v stringValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
+func (v stringValue) String() string     { return deref(v.p) }
 
 type boolValue struct{ p *bool }
 
@@ -186,12 +190,7 @@ func (v choiceValue) Set(s string) error {
 	}
 	return fmt.Errorf("want one of %s", strings.Join(shown, ", "))
 }
-func (v choiceValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
+func (v choiceValue) String() string { return deref(v.p) }
 
 // listSetter is a list option: a repeated flag, or a YAML sequence,
 // gives all its items at once.
@@ -297,12 +296,7 @@ func (v urlValue) Set(s string) error {
 	}
 	return errors.New("want " + want)
 }
-func (v urlValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
+func (v urlValue) String() string { return deref(v.p) }
 
 // redact hides a password in the URL before an error message shows it.
 func (v urlValue) redact(s string) string {
@@ -319,12 +313,7 @@ func (v urlValue) redact(s string) string {
 type fileValue struct{ p *string }
 
 func (v fileValue) Set(s string) error { *v.p = s; return nil }
-func (v fileValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
+func (v fileValue) String() string     { return deref(v.p) }
 
 // hostPortValue is a listen address: host:port, the host may be empty.
 type hostPortValue struct{ p *string }
@@ -336,9 +325,4 @@ func (v hostPortValue) Set(s string) error {
 	*v.p = s
 	return nil
 }
-func (v hostPortValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
+func (v hostPortValue) String() string { return deref(v.p) }

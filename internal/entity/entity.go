@@ -158,6 +158,15 @@ func PublisherOr(p string) (string, error) {
 // Withdrawn reports whether the entry carries a tombstone.
 func (e Entry) Withdrawn() bool { return e.WithdrawnAt != nil }
 
+// InUTC is t in UTC, nil staying nil.
+func InUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
 // Scope is what an API token may do.
 type Scope string
 

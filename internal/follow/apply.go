@@ -482,12 +482,7 @@ func (f *Follower) reconcile(ctx context.Context, d protocol.Digest, rows []stor
 	return err
 }
 
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
+func clip(s string, n int) string { return s[:min(len(s), n)] }
 
 // peerLogged asks the other followed upstreams, through the keys pinned
 // for them, whether their logs hold a publish record of d with these

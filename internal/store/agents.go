@@ -267,8 +267,6 @@ func PageAgents(rows []entity.Agent, limit int) AgentPage {
 		p.Agents = rows[:limit]
 		p.NextCursor = AgentCursor(rows[limit-1].ID)
 	}
-	if p.Agents == nil {
-		p.Agents = []entity.Agent{}
-	}
+	p.Agents = NonNil(p.Agents)
 	return p
 }

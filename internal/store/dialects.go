@@ -75,13 +75,34 @@ func fitsAll(list []string, n, runes int) bool {
 	return true
 }
 
-// DialectJSON is a card or manifest as the engines store it: JSON, or nil
-// for none.
-func DialectJSON[T any](v *T) ([]byte, error) {
-	if v == nil {
-		return nil, nil
+// CrawlColumns are the values both engines store from a good crawl beside
+// its text: Kinds never nil, Card and Manifest JSON text (nil: NULL), the
+// card's signature and skill count, the manifest's entry count (-1: none).
+type CrawlColumns struct {
+	Kinds           []string
+	Card, Manifest  any
+	Signature       string
+	Skills, Entries int
+}
+
+// CrawlColumnsOf derives c's CrawlColumns.
+func CrawlColumnsOf(c entity.AgentCrawl) (CrawlColumns, error) {
+	v := CrawlColumns{Kinds: NonNil(c.Kinds), Entries: -1}
+	if c.A2A != nil {
+		b, err := json.Marshal(c.A2A)
+		if err != nil {
+			return v, err
+		}
+		v.Card, v.Signature, v.Skills = string(b), c.A2A.Signature, c.A2A.SkillCount
 	}
-	return json.Marshal(v)
+	if c.ARD != nil {
+		b, err := json.Marshal(c.ARD)
+		if err != nil {
+			return v, err
+		}
+		v.Manifest, v.Entries = string(b), c.ARD.EntryCount
+	}
+	return v, nil
 }
 
 // ParseDialect reads a stored card or manifest (nil or empty: none).

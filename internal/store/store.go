@@ -118,6 +118,15 @@ type ListRange struct {
 	Limit   int           // rows at most, 1 to MaxListChunk
 }
 
+// NonNil is s, or an empty slice for nil: a JSON [] rather than null, an
+// array column's '{}' rather than NULL.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // checkListArgs refuses a List or ListEnd call outside the contract.
 func checkListArgs(n, max int) error {
 	if n < 1 || n > max {

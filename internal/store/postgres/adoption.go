@@ -117,14 +117,10 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	if len(ds) == 0 {
 		return out, nil
 	}
-	raw := make([][]byte, len(ds))
-	for i := range ds {
-		raw[i] = ds[i][:]
-	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, _ := s.pool.Query(ctx, `SELECT digest, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
-		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, raw, store.Day(since))
+		WHERE digest = ANY ($1) AND day >= $2 GROUP BY digest`, digestKeys(ds), store.Day(since))
 	var (
 		b []byte
 		c store.AdoptionCounts
@@ -188,10 +184,7 @@ func (s *Store) Popular(ctx context.Context, q store.Query) (store.Page, error) 
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	tags := q.Tags
-	if tags == nil {
-		tags = []string{}
-	}
+	tags := store.NonNil(q.Tags)
 	var entries []entity.Entry
 	var scores []int64
 	if !hasCursor || cur.Rank > 0 {

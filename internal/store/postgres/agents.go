@@ -24,10 +24,8 @@ func scanAgent(row pgx.Row) (entity.Agent, error) {
 		&a.Agora.Error, &a.Agora.Failures, &a.CardSignature, &a.CardSkillCount, &a.A2AState.Error, &a.A2AState.Failures,
 		&a.ARDEntryCount, &a.ARDState.Error, &a.ARDState.Failures)
 	a.RegisteredAt, a.NextCrawl = a.RegisteredAt.UTC(), a.NextCrawl.UTC()
-	a.LastCrawled, a.LastSeen = asUTC(a.LastCrawled), asUTC(a.LastSeen)
-	if a.Kinds == nil {
-		a.Kinds = []string{}
-	}
+	a.LastCrawled, a.LastSeen = entity.InUTC(a.LastCrawled), entity.InUTC(a.LastSeen)
+	a.Kinds = store.NonNil(a.Kinds)
 	return a, err
 }
 
@@ -135,24 +133,9 @@ func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl e
 
 // writeCrawl writes a good crawl's state and replaces the agent's lists.
 func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Time, c entity.AgentCrawl, next time.Time) error {
-	kinds := c.Kinds
-	if kinds == nil {
-		kinds = []string{}
-	}
-	card, err := store.DialectJSON(c.A2A)
+	v, err := store.CrawlColumnsOf(c)
 	if err != nil {
 		return err
-	}
-	manifest, err := store.DialectJSON(c.ARD)
-	if err != nil {
-		return err
-	}
-	signature, skills, entries := "", 0, -1
-	if c.A2A != nil {
-		signature, skills = c.A2A.Signature, c.A2A.SkillCount
-	}
-	if c.ARD != nil {
-		entries = c.ARD.EntryCount
 	}
 	if _, err := tx.Exec(ctx, `UPDATE agents SET name = $2, description = $3, kinds = $4, well_known_url = $5, text_key = $6,
 		last_crawled_at = $7, last_seen_at = $7, last_error = '', failures = 0, next_crawl_at = $8,
@@ -160,10 +143,10 @@ func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Ti
 		agora_error = $11, agora_failures = $12, a2a_card = $13::jsonb, a2a_signature = $14, a2a_skill_count = $15,
 		a2a_error = $16, a2a_failures = $17, ard_manifest = $18::jsonb, ard_entry_count = $19, ard_error = $20, ard_failures = $21
 		WHERE id = $1`,
-		id, c.Name, c.Description, kinds, c.WellKnownURL, store.AgentTextKey(url, c), at, next,
+		id, c.Name, c.Description, v.Kinds, c.WellKnownURL, store.AgentTextKey(url, c), at, next,
 		len(c.Supported), len(c.Unsupported),
-		c.Agora.Error, c.Agora.Failures, nullJSON(card), signature, skills, c.A2AState.Error, c.A2AState.Failures,
-		nullJSON(manifest), entries, c.ARDState.Error, c.ARDState.Failures); err != nil {
+		c.Agora.Error, c.Agora.Failures, v.Card, v.Signature, v.Skills, c.A2AState.Error, c.A2AState.Failures,
+		v.Manifest, v.Entries, c.ARDState.Error, c.ARDState.Failures); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM agent_protocols WHERE agent_id = $1`, id); err != nil {
@@ -171,11 +154,7 @@ func writeCrawl(ctx context.Context, tx pgx.Tx, id int64, url string, at time.Ti
 	}
 	rows := make([][]any, 0, len(c.Supported)+len(c.Unsupported))
 	for _, p := range c.Supported {
-		sources := p.Sources
-		if sources == nil {
-			sources = []string{}
-		}
-		rows = append(rows, []any{id, p.Digest[:], true, sources})
+		rows = append(rows, []any{id, p.Digest[:], true, store.NonNil(p.Sources)})
 	}
 	for _, d := range c.Unsupported {
 		rows = append(rows, []any{id, d[:], false, []string{}})
@@ -337,11 +316,7 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	raw := make([][]byte, len(ds))
-	for i := range ds {
-		raw[i] = ds[i][:]
-	}
-	rows, _ := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, raw)
+	rows, _ := s.pool.Query(ctx, `SELECT digest, count(*) FROM agent_protocols WHERE digest = ANY ($1) AND supported GROUP BY digest`, digestKeys(ds))
 	var (
 		b []byte
 		n int
@@ -365,18 +340,19 @@ func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]stor
 	})
 }
 
+// digestKeys are ds as bytea parameters.
+func digestKeys(ds []protocol.Digest) [][]byte {
+	keys := make([][]byte, len(ds))
+	for i := range ds {
+		keys[i] = ds[i][:]
+	}
+	return keys
+}
+
 // digestOf reads a stored digest column.
 func digestOf(b []byte) (protocol.Digest, error) {
 	if len(b) != protocol.DigestSize {
 		return protocol.Digest{}, fmt.Errorf("postgres: a stored digest has %d bytes", len(b))
 	}
 	return protocol.Digest(b), nil
-}
-
-// nullJSON is a JSON document to store, NULL for none.
-func nullJSON(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
 }

@@ -139,11 +139,7 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 	if nd.WithdrawnAt != nil {
 		withdrawnAt = nd.WithdrawnAt
 	}
-	lints := d.Lints
-	if lints == nil {
-		lints = []protocol.Lint{}
-	}
-	lintJSON, err := json.Marshal(lints)
+	lintJSON, err := json.Marshal(store.NonNil(d.Lints))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: encoding lints: %w", err)
 	}
@@ -154,7 +150,7 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 	tags := mergeTags(m.Tags, nd.ExtraTags)
 	return []any{
 		d.Sums.SHA1[:], d.Sums.SHA256[:], d.Content, len(d.Content), m.Title, m.Description, m.Multiround,
-		tags, m.Version, supersedes, nonNil(m.Authors), m.License, m.FrontMatter,
+		tags, m.Version, supersedes, store.NonNil(m.Authors), m.License, m.FrontMatter,
 		string(lintJSON), nd.Origin, createdAt, withdrawnAt, nd.WithdrawReason,
 		metaText(m.Description, tags), distinctWords(bodyText(d.Content)), publisher,
 	}, nil
@@ -163,12 +159,5 @@ func insertValues(nd store.NewDocument) ([]any, error) {
 // mergeTags is the front matter's tags followed by the extra tags, without
 // duplicates, within protocol.MaxTags.
 func mergeTags(front, extra []string) []string {
-	return nonNil(protocol.NormaliseTags(append(append([]string{}, front...), extra...)))
-}
-
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
+	return store.NonNil(protocol.NormaliseTags(append(append([]string{}, front...), extra...)))
 }

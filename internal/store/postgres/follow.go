@@ -87,11 +87,7 @@ func (s *Store) FollowDocs(ctx context.Context, ds []protocol.Digest) ([]store.F
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	keys := make([][]byte, len(ds))
-	for i := range ds {
-		keys[i] = ds[i][:]
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+followDocColumns+` FROM follow_docs WHERE digest = ANY($1) ORDER BY digest, upstream`, keys)
+	rows, err := s.pool.Query(ctx, `SELECT `+followDocColumns+` FROM follow_docs WHERE digest = ANY($1) ORDER BY digest, upstream`, digestKeys(ds))
 	if err != nil {
 		return nil, mapErr(err)
 	}

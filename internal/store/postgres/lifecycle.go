@@ -174,12 +174,8 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 	if len(digests) == 0 {
 		return page, nil
 	}
-	keys := make([][]byte, len(digests))
-	for i := range digests {
-		keys[i] = digests[i][:]
-	}
 	page.Entries, err = s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents
-		WHERE digest = ANY($1::bytea[]) ORDER BY created_at DESC, digest DESC`, keys)
+		WHERE digest = ANY($1::bytea[]) ORDER BY created_at DESC, digest DESC`, digestKeys(digests))
 	return page, err
 }
 

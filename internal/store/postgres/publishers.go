@@ -19,7 +19,7 @@ func scanPublisher(row pgx.Row) (entity.Publisher, error) {
 	if err := row.Scan(&p.Name, &p.DisplayName, &p.VerifiedDomain, &p.VerifiedAt, &p.ChallengeDomain, &p.Challenge, &p.CreatedAt); err != nil {
 		return entity.Publisher{}, err
 	}
-	p.VerifiedAt = asUTC(p.VerifiedAt)
+	p.VerifiedAt = entity.InUTC(p.VerifiedAt)
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -146,13 +145,4 @@ func (s *Store) eachChunk(ctx context.Context, after *entity.Entry) ([]entity.En
 		return nil, mapErr(err)
 	}
 	return collect(rows, func(r pgx.Row) (entity.Entry, error) { return scanEntry(r, true) })
-}
-
-// asUTC is t in UTC, or nil.
-func asUTC(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }

@@ -13,9 +13,7 @@ import (
 
 // CreateSession stores a session and deletes the expired ones.
 func (s *Store) CreateSession(ctx context.Context, se store.Session) error {
-	if se.Publishers == nil {
-		se.Publishers = []string{}
-	}
+	se.Publishers = store.NonNil(se.Publishers)
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -35,8 +35,8 @@ func scanToken(row pgx.Row) (entity.Token, error) {
 		t.Scopes = append(t.Scopes, entity.Scope(sc))
 	}
 	t.CreatedAt = t.CreatedAt.UTC()
-	t.LastUsedAt = asUTC(t.LastUsedAt)
-	t.RevokedAt = asUTC(t.RevokedAt)
+	t.LastUsedAt = entity.InUTC(t.LastUsedAt)
+	t.RevokedAt = entity.InUTC(t.RevokedAt)
 	return t, nil
 }
 

@@ -102,12 +102,8 @@ func (s *Store) AdoptionTotals(ctx context.Context, ds []protocol.Digest, since 
 	if len(ds) == 0 {
 		return out, nil
 	}
-	hexes := make([]string, len(ds))
-	for i, d := range ds {
-		hexes[i] = d.Hex()
-	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, sum(fetches), sum(resolutions), sum(clients) FROM adoption_daily
-		WHERE hex IN (SELECT value FROM json_each(?)) AND day >= ? GROUP BY hex`, jsonText(hexes), dayNumber(since))
+		WHERE hex IN (SELECT value FROM json_each(?)) AND day >= ? GROUP BY hex`, hexJSON(ds), dayNumber(since))
 	var (
 		hex string
 		c   store.AdoptionCounts

@@ -36,9 +36,7 @@ func scanAgent(sc scanner) (entity.Agent, error) {
 	if err := json.Unmarshal([]byte(kinds), &a.Kinds); err != nil {
 		return entity.Agent{}, fmt.Errorf("corrupt kinds of agent %d", a.ID)
 	}
-	if a.Kinds == nil {
-		a.Kinds = []string{}
-	}
+	a.Kinds = store.NonNil(a.Kinds)
 	return a, nil
 }
 
@@ -149,34 +147,19 @@ func (s *Store) RecordCrawl(ctx context.Context, id int64, at time.Time, crawl e
 
 // writeCrawl writes a good crawl's state and replaces the agent's lists.
 func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.Time, c entity.AgentCrawl, next time.Time) error {
-	kinds := c.Kinds
-	if kinds == nil {
-		kinds = []string{}
-	}
-	card, err := store.DialectJSON(c.A2A)
+	v, err := store.CrawlColumnsOf(c)
 	if err != nil {
 		return err
-	}
-	manifest, err := store.DialectJSON(c.ARD)
-	if err != nil {
-		return err
-	}
-	signature, skills, entries := "", 0, -1
-	if c.A2A != nil {
-		signature, skills = c.A2A.Signature, c.A2A.SkillCount
-	}
-	if c.ARD != nil {
-		entries = c.ARD.EntryCount
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE agents SET name = ?, description = ?, kinds = ?, well_known_url = ?, text_key = ?,
 		last_crawled_at = ?, last_seen_at = ?, last_error = '', failures = 0, next_crawl_at = ?,
 		supported_count = ?, unsupported_count = ?,
 		agora_error = ?, agora_failures = ?, a2a_card = ?, a2a_signature = ?, a2a_skill_count = ?, a2a_error = ?, a2a_failures = ?,
 		ard_manifest = ?, ard_entry_count = ?, ard_error = ?, ard_failures = ? WHERE id = ?`,
-		c.Name, c.Description, jsonText(kinds), c.WellKnownURL, store.AgentTextKey(url, c), at.UnixMicro(), at.UnixMicro(),
+		c.Name, c.Description, jsonText(v.Kinds), c.WellKnownURL, store.AgentTextKey(url, c), at.UnixMicro(), at.UnixMicro(),
 		next.UnixMicro(), len(c.Supported), len(c.Unsupported),
-		c.Agora.Error, c.Agora.Failures, nullText(card), signature, skills, c.A2AState.Error, c.A2AState.Failures,
-		nullText(manifest), entries, c.ARDState.Error, c.ARDState.Failures, id); err != nil {
+		c.Agora.Error, c.Agora.Failures, v.Card, v.Signature, v.Skills, c.A2AState.Error, c.A2AState.Failures,
+		v.Manifest, v.Entries, c.ARDState.Error, c.ARDState.Failures, id); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_protocols WHERE agent_id = ?`, id); err != nil {
@@ -188,11 +171,7 @@ func writeCrawl(ctx context.Context, tx *sql.Tx, id int64, url string, at time.T
 	}
 	defer ins.Close()
 	for _, p := range c.Supported {
-		sources := p.Sources
-		if sources == nil {
-			sources = []string{}
-		}
-		if _, err := ins.ExecContext(ctx, id, p.Digest.Hex(), 1, jsonText(sources)); err != nil {
+		if _, err := ins.ExecContext(ctx, id, p.Digest.Hex(), 1, jsonText(store.NonNil(p.Sources))); err != nil {
 			return err
 		}
 	}
@@ -370,12 +349,8 @@ func (s *Store) SpeakerCounts(ctx context.Context, ds []protocol.Digest) (map[pr
 	if len(ds) == 0 {
 		return out, nil
 	}
-	hexes := make([]string, len(ds))
-	for i, d := range ds {
-		hexes[i] = d.Hex()
-	}
 	rows, err := s.read.QueryContext(ctx, `SELECT hex, count(*) FROM agent_protocols
-		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, jsonText(hexes))
+		WHERE hex IN (SELECT value FROM json_each(?)) AND supported = 1 GROUP BY hex`, hexJSON(ds))
 	var (
 		hex string
 		n   int
@@ -396,12 +371,4 @@ func (s *Store) DueAgents(ctx context.Context, now time.Time, limit int) ([]stor
 		err = sc.Scan(&a.ID, &a.URL)
 		return a, err
 	}, `SELECT id, url FROM agents WHERE next_crawl_at <= ? ORDER BY next_crawl_at, id LIMIT ?`, now.UnixMicro(), limit)
-}
-
-// nullText is a stored JSON document, NULL for none.
-func nullText(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agora-registry/registry/internal/entity"
 	"github.com/agora-registry/registry/internal/protocol"
+	"github.com/agora-registry/registry/internal/store"
 )
 
 // entryColumns are the columns scanEntry reads, prefixed with the documents
@@ -100,9 +101,7 @@ func scanEntry(sc scanner, extra ...any) (entity.Entry, error) {
 	if err := json.Unmarshal([]byte(tags), &e.Metadata.Tags); err != nil {
 		return entity.Entry{}, fmt.Errorf("corrupt row %s: tags: %w", hex, err)
 	}
-	if e.Metadata.Tags == nil {
-		e.Metadata.Tags = []string{}
-	}
+	e.Metadata.Tags = store.NonNil(e.Metadata.Tags)
 	if err := json.Unmarshal([]byte(authors), &e.Metadata.Authors); err != nil {
 		return entity.Entry{}, fmt.Errorf("corrupt row %s: authors: %w", hex, err)
 	}
@@ -136,6 +135,15 @@ func scanEntry(sc scanner, extra ...any) (entity.Entry, error) {
 }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// hexJSON is ds as a JSON array of hex digests (for json_each).
+func hexJSON(ds []protocol.Digest) string {
+	hexes := make([]string, len(ds))
+	for i, d := range ds {
+		hexes[i] = d.Hex()
+	}
+	return jsonText(hexes)
+}
 
 func jsonText(v any) string {
 	b, err := json.Marshal(v)

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -91,16 +90,8 @@ func (s *Store) FollowDocs(ctx context.Context, ds []protocol.Digest) ([]store.F
 	if err := store.CheckResolveSize(len(ds)); err != nil || len(ds) == 0 {
 		return nil, err
 	}
-	hexes := make([]string, len(ds))
-	for i, d := range ds {
-		hexes[i] = d.Hex()
-	}
-	list, err := json.Marshal(hexes)
-	if err != nil {
-		return nil, err
-	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+followDocColumns+` FROM follow_docs
-		WHERE hex IN (SELECT value FROM json_each(?)) ORDER BY hex, upstream`, string(list))
+		WHERE hex IN (SELECT value FROM json_each(?)) ORDER BY hex, upstream`, hexJSON(ds))
 	if err != nil {
 		return nil, mapErr(err)
 	}

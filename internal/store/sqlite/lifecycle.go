@@ -179,12 +179,8 @@ func (s *Store) Catalog(ctx context.Context, q store.CatalogQuery) (store.Page, 
 	if len(digests) == 0 {
 		return page, nil
 	}
-	hexes := make([]string, len(digests))
-	for i, d := range digests {
-		hexes[i] = d.Hex()
-	}
 	page.Entries, err = s.queryEntries(ctx, `SELECT `+entryColumns+` FROM documents d
-		WHERE d.hex IN (SELECT value FROM json_each(?)) ORDER BY d.created_at DESC, d.hex DESC`, jsonText(hexes))
+		WHERE d.hex IN (SELECT value FROM json_each(?)) ORDER BY d.created_at DESC, d.hex DESC`, hexJSON(digests))
 	return page, err
 }
 

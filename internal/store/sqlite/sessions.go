@@ -12,9 +12,7 @@ import (
 
 // CreateSession stores a session and deletes the expired ones.
 func (s *Store) CreateSession(ctx context.Context, se store.Session) error {
-	if se.Publishers == nil {
-		se.Publishers = []string{}
-	}
+	se.Publishers = store.NonNil(se.Publishers)
 	return s.inWriteTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, se.CreatedAt.UnixMicro()); err != nil {
 			return err

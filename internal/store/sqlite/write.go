@@ -171,17 +171,9 @@ func (in *inserter) insert(ctx context.Context, nd store.NewDocument) (created b
 	if nd.WithdrawnAt != nil {
 		withdrawn = nd.WithdrawnAt.UnixMicro()
 	}
-	authors := m.Authors
-	if authors == nil {
-		authors = []string{}
-	}
-	lints := d.Lints
-	if lints == nil {
-		lints = []protocol.Lint{}
-	}
 	res, err := in.doc.ExecContext(ctx, d.Sums.SHA1.Hex(), d.Sums.SHA256[:], len(d.Content), m.Title, store.NaturalKey(m.Title),
-		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(authors), m.License, m.FrontMatter,
-		jsonText(lints), nd.Origin, created64, withdrawn, nd.WithdrawReason, publisher)
+		m.Description, m.Multiround, jsonText(tags), m.Version, supersedes, jsonText(store.NonNil(m.Authors)), m.License, m.FrontMatter,
+		jsonText(store.NonNil(d.Lints)), nd.Origin, created64, withdrawn, nd.WithdrawReason, publisher)
 	if err != nil {
 		return false, err
 	}
