@@ -190,19 +190,21 @@ func (s *Store) LogRecords(ctx context.Context, from int64, n int) ([]store.LogR
 func (s *Store) LogLookup(ctx context.Context, d protocol.Digest) (int64, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	var idx int64
-	err := s.pool.QueryRow(ctx, `SELECT idx FROM log_records WHERE digest = $1 ORDER BY idx LIMIT 1`, d[:]).Scan(&idx)
-	if err == nil {
-		return idx, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	// One statement, so one snapshot: as two, an integration committing
+	// between them moved the record out of log_pending after the first
+	// missed it in log_records, and a logged document read as not logged.
+	var (
+		idx     *int64
+		pending bool
+	)
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT idx FROM log_records WHERE digest = $1 ORDER BY idx LIMIT 1),
+		EXISTS (SELECT FROM log_pending WHERE digest = $1)`, d[:]).Scan(&idx, &pending); err != nil {
 		return 0, mapErr(err)
 	}
-	var pending bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM log_pending WHERE digest = $1)`, d[:]).Scan(&pending); err != nil {
-		return 0, mapErr(err)
-	}
-	if pending {
+	switch {
+	case idx != nil:
+		return *idx, nil
+	case pending:
 		return 0, store.ErrLogPending
 	}
 	return 0, store.ErrNotFound

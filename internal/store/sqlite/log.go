@@ -185,19 +185,19 @@ func (s *Store) LogRecords(ctx context.Context, from int64, n int) ([]store.LogR
 
 // LogLookup returns the index of a document's first record.
 func (s *Store) LogLookup(ctx context.Context, d protocol.Digest) (int64, error) {
-	var idx int64
-	err := s.read.QueryRowContext(ctx, `SELECT idx FROM log_records WHERE hex = ? ORDER BY idx LIMIT 1`, d.Hex()).Scan(&idx)
-	if err == nil {
-		return idx, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	// One statement, so one snapshot (as in the PostgreSQL store).
+	var (
+		idx     sql.NullInt64
+		pending bool
+	)
+	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT idx FROM log_records WHERE hex = ?1 ORDER BY idx LIMIT 1),
+		EXISTS (SELECT 1 FROM log_pending WHERE hex = ?1)`, d.Hex()).Scan(&idx, &pending); err != nil {
 		return 0, mapErr(err)
 	}
-	var pending bool
-	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM log_pending WHERE hex = ?)`, d.Hex()).Scan(&pending); err != nil {
-		return 0, mapErr(err)
-	}
-	if pending {
+	switch {
+	case idx.Valid:
+		return idx.Int64, nil
+	case pending:
 		return 0, store.ErrLogPending
 	}
 	return 0, store.ErrNotFound

@@ -215,6 +215,41 @@ func testLog(t *testing.T, open Opener) {
 
 // testLogConcurrent publishes from many goroutines while integrating
 // concurrently: the log ends with each document once, gap-free.
+// testLogLookupDuringIntegration: a published document's lookup says
+// queued or logged while integration moves it from one to the other, never
+// that it is not logged (the proof page's 404 not_logged).
+func testLogLookupDuringIntegration(t *testing.T, open Opener) {
+	s := open(t)
+	ref := &refLog{}
+	var ds []protocol.Digest
+	for i := range 150 {
+		ds = append(ds, putText(t, s, simpleDoc(fmt.Sprintf("Looked up %d", i), "x", nil, "B.")).Digest)
+	}
+	done := make(chan error, 1)
+	go func() {
+		for {
+			_, n, err := s.IntegrateLog(ctx(t), 1, ref.integrate)
+			if err != nil || n == 0 {
+				done <- err
+				return
+			}
+		}
+	}()
+	for _, d := range ds { // each in turn, as integration reaches it
+		for {
+			_, err := s.LogLookup(ctx(t), d)
+			if errors.Is(err, store.ErrLogPending) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("LogLookup of a published document during integration: %v", err)
+			}
+			break
+		}
+	}
+	noErr(t, "integration", <-done)
+}
+
 func testLogConcurrent(t *testing.T, open Opener) {
 	s := open(t)
 	ref := &refLog{}

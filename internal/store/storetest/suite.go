@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Adoption", func(t *testing.T) { testAdoption(t, open) })
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
 	t.Run("LogConcurrent", func(t *testing.T) { testLogConcurrent(t, open) })
+	t.Run("LogLookupDuringIntegration", func(t *testing.T) { testLogLookupDuringIntegration(t, open) })
 	t.Run("LogStatusChange", func(t *testing.T) { testLogStatusChange(t, open) })
 	t.Run("LogAttestations", func(t *testing.T) { testLogAttestations(t, open) })
 	t.Run("Witnesses", func(t *testing.T) { testWitnesses(t, open) })
