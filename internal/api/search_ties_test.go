@@ -4,16 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/agora-registry/registry/internal/registry"
-	"github.com/agora-registry/registry/internal/store/sqlite"
 )
 
 // TestSearchTiesInNaturalOrder: versions with the same text, equal in
@@ -21,12 +16,7 @@ import (
 // or operators in q, not newest first.
 func TestSearchTiesInNaturalOrder(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := registry.New(st, registry.Config{PublicURL: "http://registry.test"})
+	ts, svc := newServer(t, Config{}, nil)
 	var want []string
 	for i := 1; i <= 12; i++ {
 		want = append(want, fmt.Sprintf("Weather Alert v%d", i))
@@ -37,8 +27,6 @@ func TestSearchTiesInNaturalOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ts := httptest.NewServer(New(svc, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
-	t.Cleanup(ts.Close)
 
 	for _, q := range []string{"weather alert", "weather", "weather tag:alerts", "alert publisher:acme status:active"} {
 		var titles []string

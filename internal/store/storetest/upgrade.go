@@ -127,14 +127,39 @@ func levelAt27(score int64) int {
 	return level
 }
 
+// putTitles stores one document per title, with description and body.
+func putTitles(t *testing.T, s store.Store, description, body string, titles ...string) []entity.Entry {
+	t.Helper()
+	var es []entity.Entry
+	for _, title := range titles {
+		es = append(es, putText(t, s, simpleDoc(title, description, nil, body)))
+	}
+	return es
+}
+
+// adoptionLevels is every adopted document as "hex level", in hex order.
+func adoptionLevels(u *Upgrade) []string {
+	hex := u.ByEngine("encode(digest, 'hex')", "hex")
+	return u.Column("SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0 ORDER BY 1")
+}
+
+// checkAdoptedIndex checks, on SQLite, that the adopted full-text table
+// finds word in want documents (PostgreSQL keeps no such table).
+func checkAdoptedIndex(t *testing.T, u *Upgrade, engine migrate.Engine, word string, want int) {
+	t.Helper()
+	if engine != migrate.SQLite {
+		return
+	}
+	if got := u.Column("SELECT CAST(rowid AS TEXT) FROM documents_adopted_fts WHERE documents_adopted_fts MATCH '" + word + "'"); len(got) != want {
+		t.Fatalf("the adopted index holds %q after the migration, want %d adopted documents", got, want)
+	}
+}
+
 // TestAdoptionBoostUpgrade checks the adoption-level migration: a document
 // scored before it gets the level of its score, and ranks by it.
 func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
 	s := openStore(t, dsn, open)
-	var es []entity.Entry
-	for _, title := range []string{"Buoy v2", "Buoy v10", "Buoy v9"} {
-		es = append(es, putText(t, s, simpleDoc(title, "Buoys", nil, "Buoy.")))
-	}
+	es := putTitles(t, s, "Buoys", "Buoy.", "Buoy v2", "Buoy v10", "Buoy v9")
 	fetchedBy(t, s, es[0].Digest, 20, 1, 1)
 	s.Close()
 
@@ -169,30 +194,21 @@ func TestAdoptionBoostUpgrade[S store.Store](t *testing.T, engine migrate.Engine
 // adopted index), and the score triggers write the new levels.
 func TestAdoptionThresholdUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
 	s := openStore(t, dsn, open)
-	var es []entity.Entry
-	for _, title := range []string{"Reef v1", "Reef v2", "Reef v3"} {
-		es = append(es, putText(t, s, simpleDoc(title, "Reefs", nil, "Reef.")))
-	}
+	es := putTitles(t, s, "Reefs", "Reef.", "Reef v1", "Reef v2", "Reef v3")
 	fetchedBy(t, s, es[0].Digest, 3, 1, 1)  // old level 2, new 0
 	fetchedBy(t, s, es[1].Digest, 40, 1, 2) // old level 5, new 2
 	s.Close()
 
 	u := OverMigration(t, engine, dsn, "adoption_threshold")
-	hex := u.ByEngine("encode(digest, 'hex')", "hex")
-	levels := "SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0 ORDER BY 1"
 	u.ToBefore()
-	if got := u.Column(levels); len(got) != 2 {
+	if got := adoptionLevels(u); len(got) != 2 {
 		t.Fatalf("below the migration the levels are %q, want two adopted documents", got)
 	}
 	u.ToMigration()
-	if got, want := u.Column(levels), []string{es[1].Digest.Hex() + " 2"}; !slices.Equal(got, want) {
+	if got, want := adoptionLevels(u), []string{es[1].Digest.Hex() + " 2"}; !slices.Equal(got, want) {
 		t.Fatalf("the migration's levels: %q, want %q", got, want)
 	}
-	if engine == migrate.SQLite {
-		if got := u.Column("SELECT CAST(rowid AS TEXT) FROM documents_adopted_fts WHERE documents_adopted_fts MATCH 'reef'"); len(got) != 1 {
-			t.Fatalf("the adopted index holds %q after the migration, want the one adopted document", got)
-		}
-	}
+	checkAdoptedIndex(t, u, engine, "reef", 1)
 
 	u.ToNewest()
 	s = openStore(t, dsn, open)
@@ -208,16 +224,12 @@ func TestAdoptionThresholdUpgrade[S store.Store](t *testing.T, engine migrate.En
 // and on SQLite joins the adopted index.
 func TestAdoptionBoostChangesUpgrade[S store.Store](t *testing.T, engine migrate.Engine, dsn string, open func(context.Context, string) (S, error)) {
 	s := openStore(t, dsn, open)
-	var es []entity.Entry
-	for _, title := range []string{"Pier v1", "Pier v2", "Pier v3"} {
-		es = append(es, putText(t, s, simpleDoc(title, "Piers", nil, "Pier.")))
-	}
+	es := putTitles(t, s, "Piers", "Pier.", "Pier v1", "Pier v2", "Pier v3")
 	fetchedBy(t, s, es[2].Digest, 20, 1, 1)
 	s.Close()
 
 	u := OverMigration(t, engine, dsn, "adoption_boost_changes")
 	hex := u.ByEngine("encode(digest, 'hex')", "hex")
-	levels := "SELECT " + hex + " || ' ' || CAST(boost AS TEXT) FROM documents WHERE boost <> 0 ORDER BY 1"
 	u.ToBefore()
 	// The state the old triggers left a document published after its
 	// score in: scored, level 0.
@@ -225,14 +237,10 @@ func TestAdoptionBoostChangesUpgrade[S store.Store](t *testing.T, engine migrate
 		t.Fatalf("unsetting the level below the migration touched %q", got)
 	}
 	u.ToMigration()
-	if got, want := u.Column(levels), []string{es[2].Digest.Hex() + " 1"}; !slices.Equal(got, want) {
+	if got, want := adoptionLevels(u), []string{es[2].Digest.Hex() + " 1"}; !slices.Equal(got, want) {
 		t.Fatalf("the migration's levels: %q, want %q", got, want)
 	}
-	if engine == migrate.SQLite {
-		if got := u.Column("SELECT CAST(rowid AS TEXT) FROM documents_adopted_fts WHERE documents_adopted_fts MATCH 'pier'"); len(got) != 1 {
-			t.Fatalf("the adopted index holds %q after the migration, want the one adopted document", got)
-		}
-	}
+	checkAdoptedIndex(t, u, engine, "pier", 1)
 
 	u.ToNewest()
 	s = openStore(t, dsn, open)
