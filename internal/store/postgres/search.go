@@ -135,6 +135,16 @@ func (b *sqlBuilder) afterNewest(c store.Cursor, digest []byte) {
 	b.and("(created_at, digest) < (" + b.arg(time.UnixMicro(c.Time)) + "::timestamptz, " + b.arg(digest) + "::bytea)")
 }
 
+// lexemes is the array of the distinct lexemes words stem to, as the
+// statement's parameters.
+func (b *sqlBuilder) lexemes(words []string) string {
+	spelled := make([]string, len(words))
+	for i, w := range words {
+		spelled[i] = b.arg(w) + "::text"
+	}
+	return "tsvector_to_array(to_tsvector(" + textSearchConfig + ", " + strings.Join(spelled, " || ' ' || ") + "))"
+}
+
 func (b *sqlBuilder) whereSQL() string { return strings.Join(b.where, " AND ") }
 
 // Search lists a page of listed entries.
@@ -287,11 +297,7 @@ func (s *Store) headPhase(ctx context.Context, q store.Query, m store.Match, fro
 	b := newBuilder()
 	b.filters(q)
 	base := b.whereSQL() // withdrawn_at: a column of documents alone
-	spelled := make([]string, len(m.Groups[0]))
-	for i, w := range m.Groups[0] {
-		spelled[i] = b.arg(w) + "::text"
-	}
-	lexemes := "tsvector_to_array(to_tsvector(" + textSearchConfig + ", " + strings.Join(spelled, " || ' ' || ") + "))"
+	lexemes := b.lexemes(m.Groups[0])
 	var tiers []string
 	for tier := 3; tier >= 1; tier-- {
 		rank := tier * store.RankBase
@@ -345,11 +351,7 @@ func (s *Store) sortedHead(ctx context.Context, q store.Query, m store.Match, on
 		b.and("search @@ " + b.all(m))
 	}
 	if only != "" {
-		spelled := make([]string, len(m.Groups[0]))
-		for i, w := range m.Groups[0] {
-			spelled[i] = b.arg(w) + "::text"
-		}
-		b.and(fmt.Sprintf(only, "tsvector_to_array(to_tsvector("+textSearchConfig+", "+strings.Join(spelled, " || ' ' || ")+"))"))
+		b.and(fmt.Sprintf(only, b.lexemes(m.Groups[0])))
 	}
 	return s.sortedByName(ctx, `SELECT digest, lower(title), `+fmt.Sprintf(blendedRank, anyWord, store.RankBase)+` FROM documents WHERE `+b.whereSQL(), b.args, from, limit)
 }
