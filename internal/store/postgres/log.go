@@ -190,9 +190,10 @@ func (s *Store) LogRecords(ctx context.Context, from int64, n int) ([]store.LogR
 func (s *Store) LogLookup(ctx context.Context, d protocol.Digest) (int64, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	// One statement, so one snapshot: as two, an integration committing
-	// between them moved the record out of log_pending after the first
-	// missed it in log_records, and a logged document read as not logged.
+	// One statement, so one snapshot: with two, an integration committing
+	// between them would move the record out of log_pending after the
+	// first missed it in log_records, and a logged document would read as
+	// not logged.
 	var (
 		idx     *int64
 		pending bool
