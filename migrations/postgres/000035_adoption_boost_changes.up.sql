@@ -1,8 +1,9 @@
 -- A document's boost changes only when its adoption level does, so the
 -- score triggers fire only then: a flush rewrites most scores without
 -- changing a level, and looking up every rescored document would be
--- three quarters of a flush (45 µs a hash at 1,000,000 documents). A document published after its score was written (spoken
--- by agents before it was here) takes its level when it is inserted.
+-- three quarters of a flush (45 µs a hash at 1,000,000 documents). A
+-- document published after its score was written (spoken by agents
+-- before it was here) takes its level when it is inserted.
 DROP TRIGGER adoption_scores_boost ON adoption_scores;
 
 CREATE OR REPLACE FUNCTION adoption_scores_changed() RETURNS trigger LANGUAGE plpgsql AS $$
