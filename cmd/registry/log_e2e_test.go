@@ -206,8 +206,8 @@ func TestFollowProcess(t *testing.T) {
 
 // TestFollowPrivateUpstream: a follower given the read token of a
 // --private upstream (--follow-token-file) replicates it; one without it
-// replicates nothing; a token file naming no --follow upstream stops the
-// start with the reason.
+// replicates nothing; a pair naming no --follow upstream, a malformed pair
+// or a missing file stops the start with the reason.
 func TestFollowPrivateUpstream(t *testing.T) {
 	upData := t.TempDir()
 	mint := func(name, scope string) string {
@@ -234,9 +234,16 @@ func TestFollowPrivateUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, errOut, err := runCLI(t, nil, nil, "serve", "--data-dir", t.TempDir(), "--no-examples", "--addr", "127.0.0.1:0",
-		"--follow", up.URL, "--follow-token-file", "http://elsewhere.test="+tokenFile); err == nil || !strings.Contains(errOut, "not one of --follow") {
-		t.Fatalf("a token file for no --follow upstream: %v\n%s", err, errOut)
+	for pair, want := range map[string]string{
+		"http://elsewhere.test=" + tokenFile: "not one of --follow",
+		up.URL:                               "takes URL=FILE pairs",
+		up.URL + "=":                         "takes URL=FILE pairs",
+		up.URL + "=" + tokenFile + ".gone":   "follow token file",
+	} {
+		if _, errOut, err := runCLI(t, nil, nil, "serve", "--data-dir", t.TempDir(), "--no-examples", "--addr", "127.0.0.1:0",
+			"--follow", up.URL, "--follow-token-file", pair); err == nil || !strings.Contains(errOut, want) {
+			t.Fatalf("--follow-token-file %s: %v\n%s", pair, err, errOut)
+		}
 	}
 	without := startServer(t, "--data-dir", t.TempDir(), "--no-examples", "--follow", up.URL)
 	with := startServer(t, "--data-dir", t.TempDir(), "--no-examples", "--follow", up.URL, "--follow-token-file", up.URL+"="+tokenFile)
